@@ -1,0 +1,57 @@
+// Command dorissim runs the Doris 5.0 simulator until SIGINT/SIGTERM.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/rpconnect-doris/rpconnect-doris/tests/dorissim"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:]))
+}
+
+func run(args []string) int {
+	fs := flag.NewFlagSet("dorissim", flag.ContinueOnError)
+	host := fs.String("host", "127.0.0.1", "address to listen on and advertise")
+	httpPort := fs.Int("http-port", 8030, "FE HTTP port (0 = free port)")
+	mysqlPort := fs.Int("mysql-port", 9030, "FE MySQL port (0 = free port)")
+	flightPort := fs.Int("flight-port", 9611, "FE Arrow Flight SQL port (0 = free port)")
+	beFlightPort := fs.Int("be-flight-port", 9612, "BE Arrow Flight port (0 = free port)")
+	user := fs.String("user", "root", "user name")
+	password := fs.String("password", "", "password")
+	visibleWait := fs.Duration("visible-wait-timeout", 5*time.Second, "visible wait timeout of @incr reads")
+	demo := fs.Bool("demo", false, "create demo.orders with 1,000 rows and change it every second")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	logger := log.New(os.Stderr, "", log.LstdFlags)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	startCtx, cancel := context.WithTimeout(ctx, time.Minute)
+	srv, err := dorissim.Start(startCtx, dorissim.Config{
+		Host: *host, HTTPPort: *httpPort, MySQLPort: *mysqlPort, FlightPort: *flightPort, BEFlightPort: *beFlightPort,
+		User: *user, Password: *password, VisibleWaitTimeout: *visibleWait, Demo: *demo, Logf: logger.Printf,
+	})
+	cancel()
+	if err != nil {
+		logger.Printf("dorissim: %v", err)
+		return 1
+	}
+	fmt.Printf("dorissim ready http=%s mysql=%s flight=%s be_flight=%s\n",
+		srv.HTTPAddr(), srv.MySQLAddr(), srv.FlightAddr(), srv.BEFlightAddr())
+	<-ctx.Done()
+	logger.Printf("dorissim: shutting down")
+	if err := srv.Close(); err != nil {
+		logger.Printf("dorissim: close: %v", err)
+		return 1
+	}
+	return 0
+}

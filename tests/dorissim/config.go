@@ -1,0 +1,92 @@
+// Package dorissim is a Doris 5.0 simulator for tests: FE HTTP, MySQL, FE and
+// BE Arrow Flight SQL listeners over an in-memory store with Row Binlog.
+package dorissim
+
+import (
+	"crypto/tls"
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// Config configures Start.
+type Config struct {
+	Host                                          string // default 127.0.0.1
+	HTTPPort, MySQLPort, FlightPort, BEFlightPort int    // 0 = free port
+	User, Password                                string // default user root
+	VisibleWaitTimeout                            time.Duration
+	TLS                                           *tls.Config // nil = plaintext; else every listener serves TLS
+	Clock                                         func() time.Time
+	Demo                                          bool
+	Logf                                          func(format string, args ...any)
+}
+
+// Faults are injected failures. Counters apply to the next N calls.
+type Faults struct {
+	FailGetFlightInfo       int           `json:"fail_get_flight_info"`
+	FailDoGet               int           `json:"fail_do_get"`
+	CutDoGetAfterRows       int           `json:"cut_do_get_after_rows"` // next DoGet stream is cut after N rows
+	TSOErrors               int           `json:"tso_errors"`            // next N /api/tso answer 500
+	Latency                 time.Duration `json:"-"`                     // JSON: "latency_ms"
+	IncrVisibleWaitTimeouts int           `json:"incr_visible_wait_timeouts"`
+	Refuse                  string        `json:"refuse"` // "http" | "mysql" | "flight" | "be_flight"
+	RefuseFor               time.Duration `json:"-"`      // JSON: "refuse_seconds"
+}
+
+type faultsJSON struct {
+	FailGetFlightInfo       int     `json:"fail_get_flight_info"`
+	FailDoGet               int     `json:"fail_do_get"`
+	CutDoGetAfterRows       int     `json:"cut_do_get_after_rows"`
+	TSOErrors               int     `json:"tso_errors"`
+	LatencyMs               int64   `json:"latency_ms"`
+	IncrVisibleWaitTimeouts int     `json:"incr_visible_wait_timeouts"`
+	Refuse                  string  `json:"refuse"`
+	RefuseSeconds           float64 `json:"refuse_seconds"`
+}
+
+// MarshalJSON encodes durations as latency_ms and refuse_seconds.
+func (f Faults) MarshalJSON() ([]byte, error) {
+	return json.Marshal(faultsJSON{
+		FailGetFlightInfo: f.FailGetFlightInfo, FailDoGet: f.FailDoGet, CutDoGetAfterRows: f.CutDoGetAfterRows,
+		TSOErrors: f.TSOErrors, LatencyMs: f.Latency.Milliseconds(), IncrVisibleWaitTimeouts: f.IncrVisibleWaitTimeouts,
+		Refuse: f.Refuse, RefuseSeconds: f.RefuseFor.Seconds(),
+	})
+}
+
+// UnmarshalJSON decodes the /api/_sim/faults body.
+func (f *Faults) UnmarshalJSON(b []byte) error {
+	var j faultsJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	*f = Faults{
+		FailGetFlightInfo: j.FailGetFlightInfo, FailDoGet: j.FailDoGet, CutDoGetAfterRows: j.CutDoGetAfterRows,
+		TSOErrors: j.TSOErrors, Latency: time.Duration(j.LatencyMs) * time.Millisecond,
+		IncrVisibleWaitTimeouts: j.IncrVisibleWaitTimeouts, Refuse: j.Refuse,
+		RefuseFor: time.Duration(j.RefuseSeconds * float64(time.Second)),
+	}
+	return f.validate()
+}
+
+func (f Faults) validate() error {
+	switch f.Refuse {
+	case "", listenerHTTP, listenerMySQL, listenerFlight, listenerBEFlight:
+	default:
+		return fmt.Errorf("faults: refuse must be one of http, mysql, flight, be_flight; got %q", f.Refuse)
+	}
+	if f.Refuse != "" && f.RefuseFor <= 0 {
+		return fmt.Errorf("faults: refuse %s needs refuse_seconds > 0", f.Refuse)
+	}
+	if f.FailGetFlightInfo < 0 || f.FailDoGet < 0 || f.CutDoGetAfterRows < 0 || f.TSOErrors < 0 ||
+		f.Latency < 0 || f.IncrVisibleWaitTimeouts < 0 {
+		return fmt.Errorf("faults: counts and latency must not be negative")
+	}
+	return nil
+}
+
+const (
+	listenerHTTP     = "http"
+	listenerMySQL    = "mysql"
+	listenerFlight   = "flight"
+	listenerBEFlight = "be_flight"
+)

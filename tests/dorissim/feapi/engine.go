@@ -1,0 +1,42 @@
+// Package feapi implements the simulator's FE HTTP API (doris-facts §1): TSO,
+// statement execution, table schema, query plans, stream load and the
+// simulator's fault endpoint.
+package feapi
+
+import (
+	"context"
+
+	"github.com/rpconnect-doris/rpconnect-doris/tests/dorissim/storage"
+)
+
+// Result is a streaming statement result; an alias of an unnamed interface
+// so that one adapter satisfies every simulator server package.
+type Result = interface {
+	Columns() []storage.Column
+	Next() ([]any, error)
+	Close() error
+}
+
+// Session runs statements.
+type Session = interface {
+	Query(ctx context.Context, sql string) (Result, error)
+	Close()
+}
+
+// Backend is what the FE HTTP API needs from the simulator.
+type Backend interface {
+	Authenticate(user, password string) bool
+	NewSession(user string) Session
+	CurrentTSO() storage.TSO
+	Table(db, table string) (*storage.TableInfo, error)
+	Load(ctx context.Context, db, table string, req storage.LoadRequest) (storage.LoadResult, error)
+}
+
+// Hooks connects the API to the simulator's fault injection.
+type Hooks interface {
+	// TakeTSOError reports whether this /api/tso call must fail.
+	TakeTSOError() bool
+	// ApplyFaults adds the JSON-encoded faults to the current ones.
+	ApplyFaults(body []byte) error
+	ClearFaults()
+}

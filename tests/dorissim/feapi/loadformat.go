@@ -1,0 +1,152 @@
+package feapi
+
+import (
+	"bytes"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+)
+
+// separator decodes a Doris separator header; "\x01"-style hex is allowed.
+func separator(v, def string) (string, error) {
+	if v == "" {
+		return def, nil
+	}
+	if strings.HasPrefix(strings.ToLower(v), `\x`) {
+		b, err := hex.DecodeString(v[2:])
+		if err != nil {
+			return "", fmt.Errorf("invalid hex separator %q: %w", v, err)
+		}
+		return string(b), nil
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(v, `\t`, "\t"), `\n`, "\n"), nil
+}
+
+// parseCSV splits the body into rows; `\N` is NULL.
+func parseCSV(h http.Header, body []byte, ncols int) ([][]*string, int64, int64, error) {
+	colSep, err := separator(h.Get("column_separator"), "\t")
+	if err != nil {
+		return nil, 0, 0, fmt.Errorf("column_separator: %w", err)
+	}
+	lineSep, err := separator(h.Get("line_delimiter"), "\n")
+	if err != nil {
+		return nil, 0, 0, fmt.Errorf("line_delimiter: %w", err)
+	}
+	text := strings.TrimSuffix(string(body), lineSep)
+	if text == "" {
+		return nil, 0, 0, nil
+	}
+	var rows [][]*string
+	var total, filtered int64
+	for _, line := range strings.Split(text, lineSep) {
+		total++
+		line = strings.TrimSuffix(line, "\r")
+		fields := strings.Split(line, colSep)
+		if len(fields) != ncols {
+			filtered++
+			continue
+		}
+		row := make([]*string, ncols)
+		for i, f := range fields {
+			if f != `\N` {
+				row[i] = &fields[i]
+			}
+		}
+		rows = append(rows, row)
+	}
+	return rows, total, filtered, nil
+}
+
+// parseJSON reads one object per line (or a stream of objects), or with
+// strip_outer_array=true a single array of objects.
+func parseJSON(h http.Header, body []byte, cols []string) ([][]*string, int64, error) {
+	strip := strings.EqualFold(h.Get("strip_outer_array"), "true")
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var objs []map[string]json.RawMessage
+	for {
+		var raw json.RawMessage
+		err := dec.Decode(&raw)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, int64(len(objs)), fmt.Errorf("parse JSON load data: %w", err)
+		}
+		trimmed := bytes.TrimSpace(raw)
+		if len(trimmed) > 0 && trimmed[0] == '[' {
+			if !strip {
+				return nil, 0, errors.New("JSON data is array-object, `strip_outer_array` must be TRUE.")
+			}
+			var arr []map[string]json.RawMessage
+			if err := json.Unmarshal(trimmed, &arr); err != nil {
+				return nil, 0, fmt.Errorf("parse JSON array load data: %w", err)
+			}
+			objs = append(objs, arr...)
+			continue
+		}
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal(trimmed, &obj); err != nil {
+			return nil, int64(len(objs)), fmt.Errorf("JSON load data must be objects: %w", err)
+		}
+		objs = append(objs, obj)
+	}
+	rows := make([][]*string, len(objs))
+	for i, obj := range objs {
+		row, err := jsonRow(obj, cols)
+		if err != nil {
+			return nil, int64(len(objs)), fmt.Errorf("JSON row %d: %w", i+1, err)
+		}
+		rows[i] = row
+	}
+	return rows, int64(len(objs)), nil
+}
+
+func jsonRow(obj map[string]json.RawMessage, cols []string) ([]*string, error) {
+	row := make([]*string, len(cols))
+	for i, c := range cols {
+		raw, found := obj[c]
+		if !found {
+			for k, v := range obj {
+				if strings.EqualFold(k, c) {
+					raw, found = v, true
+					break
+				}
+			}
+		}
+		if !found {
+			continue
+		}
+		s, isNull, err := jsonText(raw)
+		if err != nil {
+			return nil, fmt.Errorf("column %s: %w", c, err)
+		}
+		if !isNull {
+			row[i] = &s
+		}
+	}
+	return row, nil
+}
+
+// jsonText is the text a JSON value loads as: strings unquoted, nested
+// values as compact JSON, everything else verbatim.
+func jsonText(raw json.RawMessage) (string, bool, error) {
+	t := bytes.TrimSpace(raw)
+	switch {
+	case bytes.Equal(t, []byte("null")):
+		return "", true, nil
+	case len(t) > 0 && t[0] == '"':
+		var s string
+		err := json.Unmarshal(t, &s)
+		return s, false, err
+	case len(t) > 0 && (t[0] == '{' || t[0] == '['):
+		var b bytes.Buffer
+		err := json.Compact(&b, t)
+		return b.String(), false, err
+	}
+	return string(t), false, nil
+}

@@ -1,0 +1,47 @@
+// Package flightsrv implements the simulator's Arrow Flight SQL servers: the FE
+// (handshake, bearer tokens, GetFlightInfo) and the BE (DoGet of tickets).
+package flightsrv
+
+import (
+	"context"
+	"time"
+
+	"github.com/rpconnect-doris/rpconnect-doris/tests/dorissim/storage"
+)
+
+// Result is a streaming statement result. It is an alias of an unnamed
+// interface so that one adapter satisfies every simulator server package.
+type Result = interface {
+	Columns() []storage.Column
+	Next() ([]any, error)
+	Close() error
+}
+
+// Session runs statements with per-session variables (time_zone, ...).
+type Session = interface {
+	Query(ctx context.Context, sql string) (Result, error)
+	Close()
+}
+
+// Engine authenticates users and opens sessions.
+type Engine interface {
+	Authenticate(user, password string) bool
+	NewSession(user string) Session
+}
+
+// Hooks lets the simulator inject faults into Flight calls.
+type Hooks interface {
+	Latency() time.Duration
+	TakeFailGetFlightInfo() bool
+	TakeFailDoGet() bool
+	// TakeCutDoGet reports whether the next DoGet must be cut after n rows.
+	TakeCutDoGet() (n int64, ok bool)
+}
+
+// NopHooks injects nothing.
+type NopHooks struct{}
+
+func (NopHooks) Latency() time.Duration      { return 0 }
+func (NopHooks) TakeFailGetFlightInfo() bool { return false }
+func (NopHooks) TakeFailDoGet() bool         { return false }
+func (NopHooks) TakeCutDoGet() (int64, bool) { return 0, false }

@@ -1,0 +1,142 @@
+package sqlengine
+
+import (
+	"strings"
+
+	"github.com/rpconnect-doris/rpconnect-doris/tests/dorissim/storage"
+)
+
+// alterTable handles the light schema changes Doris allows on row binlog
+// tables: ADD COLUMN, DROP COLUMN and SET properties.
+func (s *Session) alterTable(c *cursor) (*Result, error) {
+	db, table, ok := c.tableName()
+	if !ok {
+		return nil, errSyntax("Syntax error in ALTER TABLE near %s", c.near())
+	}
+	db, err := s.qualify(db)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case c.accept("add", "column"):
+		col, err := parseColumnDef(c)
+		if err != nil {
+			return nil, err
+		}
+		err = s.eng.store.AddColumn(db, table, col)
+		return okOrErr(err)
+	case c.accept("drop", "column"):
+		name, ok := c.ident()
+		if !ok {
+			return nil, errSyntax("Syntax error in DROP COLUMN near %s", c.near())
+		}
+		return okOrErr(s.eng.store.DropColumn(db, table, name))
+	case c.accept("set"):
+		props, err := parseProperties(c)
+		if err != nil {
+			return nil, err
+		}
+		return okOrErr(s.eng.store.SetProperties(db, table, props))
+	}
+	info, err := s.eng.store.Table(db, table)
+	if err != nil {
+		return nil, err
+	}
+	if info.BinlogEnabled {
+		return nil, &storage.Error{Code: storage.CodeGeneric, Message: "Not allowed to perform current operation on Table With binlog<row>"}
+	}
+	return nil, &storage.Error{Code: storage.CodeGeneric, Message: "Unsupported ALTER TABLE operation: " + c.rest()}
+}
+
+func okOrErr(err error) (*Result, error) {
+	if err != nil {
+		return nil, err
+	}
+	return okResult(0), nil
+}
+
+// parseColumnDef parses `name TYPE [NULL|NOT NULL] [DEFAULT v] [COMMENT 's']`.
+func parseColumnDef(c *cursor) (storage.Column, error) {
+	name, ok := c.ident()
+	if !ok {
+		return storage.Column{}, errSyntax("Syntax error in column definition near %s", c.near())
+	}
+	typeText := typeSpan(c)
+	if typeText == "" {
+		return storage.Column{}, errSyntax("Syntax error in column definition near %s", c.near())
+	}
+	typ, err := storage.ParseType(typeText)
+	if err != nil {
+		return storage.Column{}, err
+	}
+	col := storage.Column{Name: name, Type: typ, Nullable: true}
+	for !c.done() {
+		switch {
+		case c.accept("not", "null"):
+			col.Nullable = false
+		case c.accept("null"):
+			col.Nullable = true
+		case c.accept("comment"):
+			text, ok := c.stringLit()
+			if !ok {
+				return storage.Column{}, errSyntax("Syntax error in COMMENT near %s", c.near())
+			}
+			col.Comment = text
+		case c.accept("default"):
+			c.i++ // the default value itself is not modelled by storage.Column
+		default:
+			c.i++
+		}
+	}
+	return col, nil
+}
+
+// typeSpan consumes the source text of a type such as DECIMAL(10, 2) or
+// MAP<STRING, ARRAY<INT>>: a word plus one balanced (...) or <...> group.
+func typeSpan(c *cursor) string {
+	t := c.peek(0)
+	if t.kind != tkWord {
+		return ""
+	}
+	start, end := t.start, t.end
+	c.i++
+	if isPunct(c.peek(0), "(") || isPunct(c.peek(0), "<") {
+		depth := 0
+		for !c.done() {
+			t := c.peek(0)
+			switch {
+			case isPunct(t, "("), isPunct(t, "<"):
+				depth++
+			case isPunct(t, ")"), isPunct(t, ">"):
+				depth--
+			}
+			end = t.end
+			c.i++
+			if depth == 0 {
+				break
+			}
+		}
+	}
+	return strings.TrimSpace(c.src[start:end])
+}
+
+// parseProperties parses `("k" = "v", ...)`.
+func parseProperties(c *cursor) (map[string]string, error) {
+	if !c.acceptPunct("(") {
+		return nil, errSyntax("Syntax error in properties near %s", c.near())
+	}
+	props := map[string]string{}
+	for !c.acceptPunct(")") {
+		if len(props) > 0 && !c.acceptPunct(",") {
+			return nil, errSyntax("Syntax error in properties near %s", c.near())
+		}
+		k, ok1 := c.stringLit()
+		eq := c.acceptPunct("=")
+		v, ok2 := c.stringLit()
+		if !ok1 || !eq || !ok2 {
+			return nil, errSyntax("Syntax error in properties near %s", c.near())
+		}
+		props[k] = v
+	}
+	return props, nil
+}

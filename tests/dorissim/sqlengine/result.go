@@ -1,0 +1,141 @@
+package sqlengine
+
+import (
+	"io"
+	"math/big"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/dolthub/go-mysql-server/sql"
+
+	"github.com/rpconnect-doris/rpconnect-doris/tests/dorissim/storage"
+)
+
+// ResultColumn describes one result column with its Doris type.
+type ResultColumn struct {
+	Name     string
+	Type     storage.Type
+	Nullable bool
+}
+
+// Result is a streaming statement result. Rows are pulled from GMS one at a
+// time; nothing is buffered beyond the row GMS hands out.
+type Result struct {
+	Columns      []ResultColumn
+	AffectedRows int64
+
+	static [][]any // rows of results the simulator answers itself
+
+	iter   sql.RowIter
+	ctx    *sql.Context
+	sess   *Session
+	peeked sql.Row
+	hasPk  bool
+	err    error
+	closed bool
+}
+
+func staticResult(cols []ResultColumn, rows [][]any) *Result {
+	return &Result{Columns: cols, static: rows}
+}
+
+func okResult(affected int64) *Result { return &Result{AffectedRows: affected} }
+
+// Next returns the next row as normalized values, or io.EOF at the end.
+func (r *Result) Next() ([]any, error) {
+	if r.closed {
+		return nil, io.EOF
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	if r.iter == nil {
+		if len(r.static) == 0 {
+			return nil, io.EOF
+		}
+		row := r.static[0]
+		r.static = r.static[1:]
+		return row, nil
+	}
+	row, err := r.nextGMS()
+	if err != nil {
+		if err != io.EOF {
+			err = asStorageError(err)
+		}
+		r.err = err
+		return nil, err
+	}
+	return r.normalize(row)
+}
+
+func (r *Result) nextGMS() (sql.Row, error) {
+	if r.hasPk {
+		r.hasPk = false
+		row := r.peeked
+		r.peeked = nil
+		return row, nil
+	}
+	return r.iter.Next(r.ctx)
+}
+
+// normalize converts a GMS row in place of a copy: values that already are
+// normalized are kept, and the row is copied only if one must change.
+func (r *Result) normalize(row sql.Row) ([]any, error) {
+	out := []any(row)
+	copied := false
+	for i := range r.Columns {
+		if i >= len(row) {
+			break
+		}
+		v := row[i]
+		nv, err := fromGMS(r.Columns[i].Type, v)
+		if err != nil {
+			r.err = asStorageError(err)
+			return nil, r.err
+		}
+		if !sameValue(v, nv) {
+			if !copied {
+				out = append([]any(nil), row...)
+				copied = true
+			}
+			out[i] = nv
+		}
+	}
+	if len(out) > len(r.Columns) {
+		out = out[:len(r.Columns)]
+	}
+	return out, nil
+}
+
+// sameValue is a cheap identity check for values fromGMS returned unchanged.
+func sameValue(a, b any) bool {
+	switch x := a.(type) {
+	case nil:
+		return b == nil
+	case int8, int16, int32, int64, float32, float64, string, bool, decimal.Decimal, time.Time, *big.Int:
+		return a == b
+	default:
+		_ = x
+		return false
+	}
+}
+
+// Close releases the result; for an autocommit statement it ends the
+// statement's transaction (commit on success, rollback after an error).
+func (r *Result) Close() error {
+	if r.closed {
+		return nil
+	}
+	r.closed = true
+	if r.iter == nil {
+		return nil
+	}
+	failed := r.err != nil && r.err != io.EOF
+	err := r.sess.finishStatement(r.ctx, r.iter, failed)
+	r.iter = nil
+	if err != nil {
+		return asStorageError(err)
+	}
+	return nil
+}

@@ -1,0 +1,222 @@
+package storage
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// ParseCreateTable parses a Doris CREATE TABLE statement: column list, key
+// model, COMMENT, DISTRIBUTED BY and PROPERTIES. PARTITION BY, ROLLUP and
+// INDEX clauses are parsed and ignored (the simulator has one partition).
+func ParseCreateTable(sql string) (CreateTable, error) {
+	toks, err := lexDDL(sql)
+	if err != nil {
+		return CreateTable{}, fmt.Errorf("parse CREATE TABLE: %w", err)
+	}
+	s := &tokenStream{toks: toks}
+	var ct CreateTable
+	if err := s.expectKeywords("CREATE"); err != nil {
+		return ct, err
+	}
+	s.acceptKeywords("EXTERNAL")
+	if err := s.expectKeywords("TABLE"); err != nil {
+		return ct, err
+	}
+	ct.IfNotExists = s.acceptKeywords("IF", "NOT", "EXISTS")
+	if err := parseTableName(s, &ct); err != nil {
+		return ct, err
+	}
+	if err := parseColumnList(s, &ct.Def); err != nil {
+		return ct, err
+	}
+	if err := parseTableClauses(s, &ct.Def); err != nil {
+		return ct, err
+	}
+	s.acceptPunct(";")
+	if s.peek().kind != tokEOF {
+		return ct, s.errorf("unexpected trailing text")
+	}
+	applyDefaultKeys(&ct.Def)
+	return ct, nil
+}
+
+func parseTableName(s *tokenStream, ct *CreateTable) error {
+	name, err := s.ident()
+	if err != nil {
+		return err
+	}
+	if s.acceptPunct(".") {
+		ct.DB = name
+		if name, err = s.ident(); err != nil {
+			return err
+		}
+	}
+	ct.Def.Name = name
+	return nil
+}
+
+func parseIdentList(s *tokenStream) ([]string, error) {
+	if err := s.expectPunct("("); err != nil {
+		return nil, err
+	}
+	var out []string
+	for {
+		id, err := s.ident()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, id)
+		if s.acceptPunct(")") {
+			return out, nil
+		}
+		if err := s.expectPunct(","); err != nil {
+			return nil, err
+		}
+	}
+}
+
+func parseTableClauses(s *tokenStream, def *TableDef) error {
+	for s.peek().kind != tokEOF && !s.isPunct(";") {
+		if err := parseTableClause(s, def); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func parseTableClause(s *tokenStream, def *TableDef) error {
+	var err error
+	switch {
+	case s.acceptKeywords("ENGINE"):
+		s.acceptPunct("=")
+		eng, e := s.ident()
+		if e == nil && !strings.EqualFold(eng, "OLAP") {
+			return fmt.Errorf("Unknown engine name: %s", eng)
+		}
+		err = e
+	case s.acceptKeywords("UNIQUE", "KEY"):
+		def.Keys = UniqueKeys
+		def.KeyColumns, err = parseIdentList(s)
+	case s.acceptKeywords("DUPLICATE", "KEY"):
+		def.Keys = DupKeys
+		def.KeyColumns, err = parseIdentList(s)
+	case s.acceptKeywords("AGGREGATE", "KEY"):
+		def.Keys = AggKeys
+		def.KeyColumns, err = parseIdentList(s)
+	case s.acceptKeywords("CLUSTER", "BY"):
+		def.ClusterColumns, err = parseIdentList(s)
+	case s.acceptKeywords("COMMENT"):
+		def.Comment, err = s.stringLit()
+	case s.acceptKeywords("AUTO", "PARTITION", "BY"), s.acceptKeywords("PARTITION", "BY"):
+		err = skipPartitionClause(s)
+	case s.acceptKeywords("DISTRIBUTED", "BY"):
+		err = parseDistribution(s, def)
+	case s.acceptKeywords("ROLLUP"):
+		err = s.skipBalanced()
+	case s.acceptKeywords("PROPERTIES"):
+		def.Properties, err = parseProperties(s)
+	default:
+		return s.errorf("unexpected clause")
+	}
+	return err
+}
+
+// skipPartitionClause skips "RANGE(col) (...)" / "LIST(col) (...)" or an
+// expression partition such as "RANGE(date_trunc(dt, 'day')) ()".
+func skipPartitionClause(s *tokenStream) error {
+	if s.peek().kind == tokWord {
+		s.next()
+	}
+	if err := s.skipBalanced(); err != nil {
+		return err
+	}
+	if s.isPunct("(") {
+		return s.skipBalanced()
+	}
+	return nil
+}
+
+func parseDistribution(s *tokenStream, def *TableDef) error {
+	switch {
+	case s.acceptKeywords("HASH"):
+		cols, err := parseIdentList(s)
+		if err != nil {
+			return err
+		}
+		def.BucketColumns = cols
+	case s.acceptKeywords("RANDOM"):
+		def.BucketColumns = nil
+	default:
+		return s.errorf("expected HASH or RANDOM")
+	}
+	def.Buckets = 1
+	if !s.acceptKeywords("BUCKETS") {
+		return nil
+	}
+	if s.acceptKeywords("AUTO") {
+		return nil
+	}
+	t := s.next()
+	n, err := strconv.Atoi(t.text)
+	if t.kind != tokNumber || err != nil || n <= 0 {
+		return fmt.Errorf("Number of hash distribution should be greater than zero.")
+	}
+	def.Buckets = n
+	return nil
+}
+
+func parseProperties(s *tokenStream) (map[string]string, error) {
+	if err := s.expectPunct("("); err != nil {
+		return nil, err
+	}
+	props := map[string]string{}
+	if s.acceptPunct(")") {
+		return props, nil
+	}
+	for {
+		k, err := s.stringLit()
+		if err != nil {
+			return nil, err
+		}
+		if err := s.expectPunct("="); err != nil {
+			return nil, err
+		}
+		v, err := s.stringLit()
+		if err != nil {
+			return nil, err
+		}
+		props[k] = v
+		if s.acceptPunct(")") {
+			return props, nil
+		}
+		if err := s.expectPunct(","); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// applyDefaultKeys fills Doris defaults: no key clause means DUPLICATE KEY
+// on the first column; no DISTRIBUTED BY means HASH(keys) BUCKETS 1 here.
+func applyDefaultKeys(def *TableDef) {
+	if def.Keys == "" {
+		def.Keys = DupKeys
+		if len(def.Columns) > 0 {
+			def.KeyColumns = []string{def.Columns[0].Name}
+		}
+	}
+	if def.Buckets == 0 {
+		def.Buckets = 1
+		def.BucketColumns = append([]string(nil), def.KeyColumns...)
+	}
+	if def.Properties == nil {
+		def.Properties = map[string]string{}
+	}
+	keySet := map[string]bool{}
+	for _, k := range def.KeyColumns {
+		keySet[strings.ToLower(k)] = true
+	}
+	for i := range def.Columns {
+		def.Columns[i].Key = keySet[strings.ToLower(def.Columns[i].Name)]
+	}
+}

@@ -1,0 +1,106 @@
+package storage
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Table returns a copy of a table's current definition and metadata.
+func (s *Store) Table(db, name string) (*TableInfo, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	t, err := s.lookup(db, name)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]int64, len(t.tablets))
+	for i, tb := range t.tablets {
+		ids[i] = tb.id
+	}
+	return &TableInfo{
+		DB:                  db,
+		Def:                 cloneDef(t.def),
+		TabletIDs:           ids,
+		TTLSeconds:          t.ttl,
+		BinlogEnabled:       t.rowBinlog,
+		NeedHistoricalValue: t.needHist,
+		MergeOnWrite:        t.def.Keys == UniqueKeys && t.mow,
+		ShowCreate:          t.showCreate(),
+	}, nil
+}
+
+func quoteIdent(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }
+
+func quoteList(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = quoteIdent(n)
+	}
+	return strings.Join(q, ", ")
+}
+
+func quoteString(s string) string {
+	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) + `"`
+}
+
+// showCreate renders SHOW CREATE TABLE the way Doris prints it: lower-case
+// types, NULL/NOT NULL per column, key model, distribution and the sorted
+// effective properties.
+func (t *table) showCreate() string {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "CREATE TABLE %s (\n", quoteIdent(t.def.Name))
+	for i, c := range t.def.Columns {
+		fmt.Fprintf(&sb, "  %s %s", quoteIdent(c.Name), strings.ToLower(c.Type.String()))
+		if c.Nullable {
+			sb.WriteString(" NULL")
+		} else {
+			sb.WriteString(" NOT NULL")
+		}
+		if c.Default != nil {
+			fmt.Fprintf(&sb, " DEFAULT %s", quoteString(*c.Default))
+		}
+		if c.Comment != "" {
+			fmt.Fprintf(&sb, " COMMENT %s", quoteString(c.Comment))
+		}
+		if i < len(t.def.Columns)-1 {
+			sb.WriteString(",")
+		}
+		sb.WriteString("\n")
+	}
+	sb.WriteString(") ENGINE=OLAP\n")
+	fmt.Fprintf(&sb, "%s KEY(%s)\n", keyWord(t.def.Keys), quoteList(t.def.KeyColumns))
+	if t.def.Comment != "" {
+		fmt.Fprintf(&sb, "COMMENT %s\n", quoteString(t.def.Comment))
+	}
+	if len(t.def.BucketColumns) > 0 {
+		fmt.Fprintf(&sb, "DISTRIBUTED BY HASH(%s) BUCKETS %d\n", quoteList(t.def.BucketColumns), t.def.Buckets)
+	} else {
+		fmt.Fprintf(&sb, "DISTRIBUTED BY RANDOM BUCKETS %d\n", t.def.Buckets)
+	}
+	sb.WriteString("PROPERTIES (\n")
+	keys := make([]string, 0, len(t.props))
+	for k := range t.props {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for i, k := range keys {
+		fmt.Fprintf(&sb, "%s = %s", quoteString(k), quoteString(t.props[k]))
+		if i < len(keys)-1 {
+			sb.WriteString(",")
+		}
+		sb.WriteString("\n")
+	}
+	sb.WriteString(");")
+	return sb.String()
+}
+
+func keyWord(k KeysType) string {
+	switch k {
+	case UniqueKeys:
+		return "UNIQUE"
+	case AggKeys:
+		return "AGGREGATE"
+	}
+	return "DUPLICATE"
+}

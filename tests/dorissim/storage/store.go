@@ -1,0 +1,143 @@
+package storage
+
+import (
+	"sort"
+	"sync"
+	"time"
+)
+
+// Options configure a Store.
+type Options struct {
+	Clock              func() time.Time // default time.Now
+	VisibleWaitTimeout time.Duration    // default 5s
+}
+
+// firstTabletID is where the global tablet id counter starts; ids are never reused.
+const firstTabletID = 10001
+
+// Store is the simulator's storage: databases, tables, tablets, the TSO
+// oracle, transactions and the Row Binlog. One RWMutex guards all table
+// state; committed rows and binlog records are immutable so readers can keep
+// them after releasing the lock.
+type Store struct {
+	opts   Options
+	oracle *oracle
+
+	mu         sync.RWMutex
+	dbs        map[string]*database
+	nextTablet int64
+	nextTxnID  int64
+	// txnEnded is closed (and replaced) whenever a writing transaction ends,
+	// waking @incr visible waits.
+	txnEnded   chan struct{}
+	forced5101 int
+}
+
+type database struct {
+	name   string
+	tables map[string]*table
+	labels map[string]int64 // stream load label -> txn id
+}
+
+// New creates an empty Store.
+func New(opts Options) *Store {
+	if opts.Clock == nil {
+		opts.Clock = time.Now
+	}
+	if opts.VisibleWaitTimeout <= 0 {
+		opts.VisibleWaitTimeout = 5 * time.Second
+	}
+	return &Store{
+		opts:       opts,
+		oracle:     &oracle{clock: opts.Clock},
+		dbs:        map[string]*database{},
+		nextTablet: firstTabletID,
+		nextTxnID:  1,
+		txnEnded:   make(chan struct{}),
+	}
+}
+
+// CurrentTSO returns the current TSO without allocating one; it is never
+// behind the Store's clock.
+func (s *Store) CurrentTSO() TSO { return s.oracle.current() }
+
+// CommittedTSO returns the TSO of the latest commit (zero before any).
+func (s *Store) CommittedTSO() TSO { return s.oracle.committed() }
+
+// CreateDatabase creates a database.
+func (s *Store) CreateDatabase(name string, ifNotExists bool) error {
+	if name == "" {
+		return errorf("Database name cannot be empty")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.dbs[name]; ok {
+		if ifNotExists {
+			return nil
+		}
+		return &Error{Code: CodeDBExists, Message: "Can't create database '" + name + "'; database exists"}
+	}
+	s.dbs[name] = &database{name: name, tables: map[string]*table{}, labels: map[string]int64{}}
+	return nil
+}
+
+// DropDatabase drops a database and its tables.
+func (s *Store) DropDatabase(name string, ifExists bool) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.dbs[name]; !ok {
+		if ifExists {
+			return nil
+		}
+		return &Error{Code: 1008, Message: "Can't drop database '" + name + "'; database doesn't exist"}
+	}
+	delete(s.dbs, name)
+	return nil
+}
+
+// Databases lists database names in ascending order.
+func (s *Store) Databases() []string {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := make([]string, 0, len(s.dbs))
+	for n := range s.dbs {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Tables lists a database's table names in ascending order.
+func (s *Store) Tables(db string) ([]string, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	d, ok := s.dbs[db]
+	if !ok {
+		return nil, errUnknownDB(db)
+	}
+	out := make([]string, 0, len(d.tables))
+	for n := range d.tables {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// lookup finds a table; callers hold s.mu.
+func (s *Store) lookup(db, name string) (*table, error) {
+	d, ok := s.dbs[db]
+	if !ok {
+		return nil, errUnknownDB(db)
+	}
+	t, ok := d.tables[name]
+	if !ok {
+		return nil, errUnknownTable(db, name)
+	}
+	return t, nil
+}
+
+// signalTxnEnded wakes visible waiters; callers hold s.mu for writing.
+func (s *Store) signalTxnEnded() {
+	close(s.txnEnded)
+	s.txnEnded = make(chan struct{})
+}
