@@ -1,0 +1,222 @@
+package doris
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func TestNewClientValidation(t *testing.T) {
+	cases := map[string]ClientConfig{
+		"no nodes":         {},
+		"bad node":         {FENodes: []string{"nohostport"}},
+		"negative retries": {FENodes: []string{"h:1"}, Retries: -1},
+		"negative timeout": {FENodes: []string{"h:1"}, ReadTimeout: -time.Second},
+	}
+	for name, cfg := range cases {
+		if _, err := NewClient(cfg); err == nil {
+			t.Errorf("%s: expected error", name)
+		}
+	}
+	c, err := NewClient(ClientConfig{FENodes: []string{"h:1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.retries != defaultRetries || c.scheme != "http" {
+		t.Fatalf("defaults: retries %d scheme %s", c.retries, c.scheme)
+	}
+}
+
+func TestAuthHeaderSentAndWrongPasswordIsNotRetried(t *testing.T) {
+	f := newFE(t, func(w http.ResponseWriter, r *http.Request) { writeJSON(w, tsoBody(1760000000123)) })
+	good := testClient(t, ClientConfig{Retries: 3}, f.addr())
+	if _, err := good.CurrentTSO(testCtx(t)); err != nil {
+		t.Fatalf("with right credentials: %v", err)
+	}
+	f.hits.Store(0)
+	bad := testClient(t, ClientConfig{Retries: 3, Username: testUser, Password: "wrong-pw"}, f.addr())
+	_, err := bad.CurrentTSO(testCtx(t))
+	if err == nil || !IsAuthError(err) {
+		t.Fatalf("want auth error, got %v", err)
+	}
+	if n := f.hits.Load(); n != 1 {
+		t.Fatalf("auth failure retried: %d requests", n)
+	}
+	if strings.Contains(err.Error(), "wrong-pw") {
+		t.Fatalf("error leaks the password: %v", err)
+	}
+}
+
+func TestRetryMovesToNextFEWhenOneRefuses(t *testing.T) {
+	f := newFE(t, func(w http.ResponseWriter, r *http.Request) { writeJSON(w, tsoBody(1760000000123)) })
+	dead := deadAddr(t)
+	c := testClient(t, ClientConfig{Retries: 3}, dead, f.addr())
+	info, err := c.CurrentTSO(testCtx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.PhysicalMs != 1760000000123 {
+		t.Fatalf("physical %d", info.PhysicalMs)
+	}
+	if c.Host() != "127.0.0.1" {
+		t.Fatalf("host %q", c.Host())
+	}
+	// The FE that answered stays preferred: the next call goes there first.
+	f.hits.Store(0)
+	if _, err := c.CurrentTSO(testCtx(t)); err != nil {
+		t.Fatal(err)
+	}
+	if c.feAt(0) != f.addr() || f.hits.Load() != 1 {
+		t.Fatalf("preferred FE %s, hits %d", c.feAt(0), f.hits.Load())
+	}
+}
+
+func TestRetriesServerErrorsThenSucceeds(t *testing.T) {
+	var calls atomic.Int64
+	f := newFE(t, func(w http.ResponseWriter, r *http.Request) {
+		if calls.Add(1) < 3 {
+			http.Error(w, "boom", http.StatusInternalServerError)
+			return
+		}
+		writeJSON(w, tsoBody(1760000000123))
+	})
+	c := testClient(t, ClientConfig{Retries: 3}, f.addr())
+	if _, err := c.CurrentTSO(testCtx(t)); err != nil {
+		t.Fatalf("third attempt should succeed: %v", err)
+	}
+	if calls.Load() != 3 {
+		t.Fatalf("calls %d", calls.Load())
+	}
+}
+
+func TestRetriesExhaustedNamesFEAndEndpoint(t *testing.T) {
+	f := newFE(t, func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "overloaded", http.StatusServiceUnavailable)
+	})
+	c := testClient(t, ClientConfig{Retries: 2}, f.addr())
+	_, err := c.CurrentTSO(testCtx(t))
+	if err == nil {
+		t.Fatal("expected error")
+	}
+	for _, want := range []string{"after 2 attempts", f.addr(), "/api/tso", "503", "overloaded"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q lacks %q", err, want)
+		}
+	}
+	if f.hits.Load() != 2 {
+		t.Fatalf("hits %d", f.hits.Load())
+	}
+	if strings.Contains(err.Error(), testPassword) {
+		t.Fatal("error leaks the password")
+	}
+}
+
+func TestClientErrorStatusIsNotRetried(t *testing.T) {
+	f := newFE(t, func(w http.ResponseWriter, r *http.Request) { http.NotFound(w, r) })
+	c := testClient(t, ClientConfig{Retries: 3}, f.addr())
+	_, err := c.Schema(testCtx(t), "db", "t")
+	var re *RequestError
+	if !errors.As(err, &re) || re.Status != http.StatusNotFound {
+		t.Fatalf("want 404 RequestError, got %v", err)
+	}
+	if f.hits.Load() != 1 {
+		t.Fatalf("hits %d", f.hits.Load())
+	}
+}
+
+func TestReadTimeoutIsRetriedAndBounded(t *testing.T) {
+	release := make(chan struct{})
+	t.Cleanup(func() { close(release) })
+	slow := newFE(t, func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	})
+	c := testClient(t, ClientConfig{Retries: 2, ReadTimeout: 50 * time.Millisecond}, slow.addr())
+	_, err := c.CurrentTSO(testCtx(t))
+	if err == nil || !strings.Contains(err.Error(), "after 2 attempts") {
+		t.Fatalf("want timeout after retries, got %v", err)
+	}
+}
+
+func TestBodyReadTimeout(t *testing.T) {
+	release := make(chan struct{})
+	t.Cleanup(func() { close(release) })
+	f := newFE(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", "1000")
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write([]byte(`{"code":0,`))
+		w.(http.Flusher).Flush()
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	})
+	c := testClient(t, ClientConfig{Retries: 1, ReadTimeout: 50 * time.Millisecond}, f.addr())
+	_, err := c.CurrentTSO(testCtx(t))
+	if err == nil || !strings.Contains(err.Error(), "read timeout") {
+		t.Fatalf("want read timeout, got %v", err)
+	}
+}
+
+func TestContextCancelStopsRetries(t *testing.T) {
+	f := newFE(t, func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "down", http.StatusBadGateway)
+	})
+	c := testClient(t, ClientConfig{Retries: 1000}, f.addr())
+	c.backoffBase, c.backoffMax = 20*time.Millisecond, 20*time.Millisecond
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	_, err := c.CurrentTSO(ctx)
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("want deadline exceeded, got %v", err)
+	}
+	if f.hits.Load() >= 1000 {
+		t.Fatalf("retries ignored ctx: %d", f.hits.Load())
+	}
+}
+
+func TestTLS(t *testing.T) {
+	f := newTLSFE(t, func(w http.ResponseWriter, r *http.Request) { writeJSON(w, tsoBody(1760000000123)) })
+	pool := f.srv.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs
+	c := testClient(t, ClientConfig{Retries: 1, TLS: &tls.Config{RootCAs: pool}}, f.addr())
+	if c.scheme != "https" {
+		t.Fatalf("scheme %s", c.scheme)
+	}
+	if _, err := c.CurrentTSO(testCtx(t)); err != nil {
+		t.Fatal(err)
+	}
+	// Without trusting the test CA the handshake must fail.
+	c2 := testClient(t, ClientConfig{Retries: 1, TLS: &tls.Config{}}, f.addr())
+	if _, err := c2.CurrentTSO(testCtx(t)); err == nil {
+		t.Fatal("expected certificate error")
+	}
+}
+
+func TestBackoffGrowsAndIsCapped(t *testing.T) {
+	base, maxD := 200*time.Millisecond, 5*time.Second
+	for attempt := 1; attempt < 12; attempt++ {
+		d := backoff(base, maxD, attempt)
+		ceiling := min(base<<(attempt-1), maxD)
+		if d < ceiling/2 || d > ceiling {
+			t.Fatalf("attempt %d: %s outside [%s, %s]", attempt, d, ceiling/2, ceiling)
+		}
+	}
+}
+
+func TestHostBeforeAnyCall(t *testing.T) {
+	c := testClient(t, ClientConfig{}, "fe-a.example:8030", "[::1]:8030")
+	if c.Host() != "fe-a.example" {
+		t.Fatalf("host %q", c.Host())
+	}
+	c.markGood("[::1]:8030")
+	if c.Host() != "::1" {
+		t.Fatalf("host %q", c.Host())
+	}
+}

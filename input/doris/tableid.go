@@ -1,0 +1,96 @@
+package doris
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+)
+
+// ParseTableIdentifier splits a strict "db.table". Each part is either a bare
+// name without dots or backticks, or a backtick-quoted name with inner
+// backticks doubled (`my.db`.`t`).
+func ParseTableIdentifier(s string) (db, table string, err error) {
+	bad := fmt.Errorf("table_identifier must be db.table, got %q", s)
+	db, rest, ok := identPart(s)
+	if !ok || !strings.HasPrefix(rest, ".") {
+		return "", "", bad
+	}
+	table, rest, ok = identPart(rest[1:])
+	if !ok || rest != "" {
+		return "", "", bad
+	}
+	return db, table, nil
+}
+
+// identPart reads one non-empty identifier from the front of s.
+func identPart(s string) (name, rest string, ok bool) {
+	if strings.HasPrefix(s, "`") {
+		return quotedIdent(s)
+	}
+	end := strings.IndexAny(s, ".`")
+	if end < 0 {
+		end = len(s)
+	}
+	name = s[:end]
+	if name == "" || strings.TrimSpace(name) != name {
+		return "", "", false
+	}
+	return name, s[end:], true
+}
+
+func quotedIdent(s string) (name, rest string, ok bool) {
+	var b strings.Builder
+	for i := 1; i < len(s); i++ {
+		if s[i] != '`' {
+			b.WriteByte(s[i])
+			continue
+		}
+		if i+1 < len(s) && s[i+1] == '`' {
+			b.WriteByte('`')
+			i++
+			continue
+		}
+		if b.Len() == 0 {
+			return "", "", false
+		}
+		return b.String(), s[i+1:], true
+	}
+	return "", "", false
+}
+
+// ParseFENodes parses "host:port[,host:port...]" (IPv6 hosts in brackets)
+// into normalized host:port entries.
+func ParseFENodes(s string) ([]string, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, errors.New("fenodes must list at least one host:port")
+	}
+	var out []string
+	for i, entry := range strings.Split(s, ",") {
+		node, err := parseHostPort(strings.TrimSpace(entry))
+		if err != nil {
+			return nil, fmt.Errorf("fenodes entry %d %q: %w", i+1, entry, err)
+		}
+		out = append(out, node)
+	}
+	return out, nil
+}
+
+func parseHostPort(s string) (string, error) {
+	host, port, err := net.SplitHostPort(s)
+	if err != nil {
+		return "", errors.New("must be host:port (IPv6 as [addr]:port)")
+	}
+	if host == "" || strings.ContainsAny(host, " /?#@[]") {
+		return "", fmt.Errorf("invalid host %q", host)
+	}
+	if strings.Contains(host, ":") && !strings.HasPrefix(s, "[") {
+		return "", errors.New("IPv6 host must be in brackets")
+	}
+	n, err := strconv.Atoi(port)
+	if err != nil || n < 1 || n > 65535 || strconv.Itoa(n) != port {
+		return "", fmt.Errorf("port must be 1..65535, got %q", port)
+	}
+	return net.JoinHostPort(host, port), nil
+}
