@@ -1,0 +1,27 @@
+// Command rpconnect-doris is a Redpanda Connect (Benthos v4) distribution made
+// of the benthos pure and io components plus the doris_binlog input.
+package main
+
+import (
+	"context"
+
+	_ "github.com/redpanda-data/benthos/v4/public/components/io"
+	_ "github.com/redpanda-data/benthos/v4/public/components/pure"
+	"github.com/redpanda-data/benthos/v4/public/service"
+
+	_ "github.com/rpconnect-doris/rpconnect-doris/input"
+)
+
+// Set at build time with -ldflags "-X main.version=... -X main.dateBuilt=...".
+var (
+	version   = "dev"
+	dateBuilt = "unknown"
+)
+
+func main() {
+	service.RunCLI(context.Background(),
+		service.CLIOptSetBinaryName("rpconnect-doris"),
+		service.CLIOptSetProductName("rpconnect-doris"),
+		service.CLIOptSetVersion(version, dateBuilt),
+	)
+}

@@ -1,0 +1,445 @@
+package input
+
+import (
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"math"
+	"net"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/redpanda-data/benthos/v4/public/service"
+
+	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
+)
+
+// Config is the validated doris_binlog configuration.
+type Config struct {
+	FENodes            []string
+	DB, Table          string
+	Username, Password string
+	JDBCURL            string // raw, validated; empty when unset
+	ScanMode           string // "snapshot"|"initial"|"latest"|"from-timestamp" (lower-cased)
+	ScanTimestamp      string // validated yyyy-MM-dd HH:mm:ss, or ""
+	IncrementType      string // "DETAIL"|"MIN_DELTA"|"APPEND_ONLY"
+
+	PollInterval, VisibleWaitTimeout time.Duration
+
+	OnExpired                 string // "continue"|"fail"
+	OffsetTable               string
+	ConsumerID                string
+	UseFlightSQL              bool
+	FlightSQLPort             int
+	ReadFields                []string
+	FilterQuery               string
+	RequestTabletSize         int
+	BatchSize                 int
+	MaxParallelSnapshotSplits int
+
+	QueryTimeout   time.Duration
+	ExecMemLimit   int64
+	Retries        int
+	ConnectTimeout time.Duration
+	ReadTimeout    time.Duration
+
+	TLS        *tls.Config
+	TLSEnabled bool
+
+	CheckpointCache, CheckpointKey string
+	CheckpointLimit                int
+}
+
+// HasBinlogPhase reports whether the mode follows the Row Binlog.
+func (c *Config) HasBinlogPhase() bool {
+	return c.ScanMode == "initial" || c.ScanMode == "latest" || c.ScanMode == "from-timestamp"
+}
+
+// HasSnapshotPhase reports whether the mode reads the table's content.
+func (c *Config) HasSnapshotPhase() bool {
+	return c.ScanMode == "snapshot" || c.ScanMode == "initial"
+}
+
+// parseConfig validates everything the lint rules check, because linting can
+// be disabled. Errors name the field and never contain the password.
+func parseConfig(pc *service.ParsedConfig, mgr *service.Resources) (*Config, error) {
+	c := &Config{}
+	for _, step := range []func(*service.ParsedConfig, *Config) error{
+		parseConnection, parseModes, parseBinlog, parseRead, parseRequests, parseCheckpoint,
+	} {
+		if err := step(pc, c); err != nil {
+			return nil, err
+		}
+	}
+	if err := c.crossCheck(); err != nil {
+		return nil, err
+	}
+	if c.CheckpointCache != "" && !mgr.HasCache(c.CheckpointCache) {
+		return nil, fmt.Errorf("field %s: unknown cache resource: %s", fieldCheckpointCache, c.CheckpointCache)
+	}
+	return c, nil
+}
+
+func fieldErr(field string, err error) error {
+	return fmt.Errorf("field %s: %w", field, err)
+}
+
+func fieldErrf(field, format string, args ...any) error {
+	return fmt.Errorf("field %s: "+format, append([]any{field}, args...)...)
+}
+
+// optString returns an optional string field, "" when unset.
+func optString(pc *service.ParsedConfig, field string) (string, error) {
+	if !pc.Contains(field) {
+		return "", nil
+	}
+	s, err := pc.FieldString(field)
+	if err != nil {
+		return "", fieldErr(field, err)
+	}
+	return strings.TrimSpace(s), nil
+}
+
+func reqString(pc *service.ParsedConfig, field string) (string, error) {
+	s, err := pc.FieldString(field)
+	if err != nil {
+		return "", fieldErr(field, err)
+	}
+	return s, nil
+}
+
+func parseConnection(pc *service.ParsedConfig, c *Config) error {
+	nodes, err := reqString(pc, fieldFENodes)
+	if err != nil {
+		return err
+	}
+	if c.FENodes, err = parseFENodes(nodes); err != nil {
+		return fieldErr(fieldFENodes, err)
+	}
+	ident, err := reqString(pc, fieldTableIdentifier)
+	if err != nil {
+		return err
+	}
+	if c.DB, c.Table, err = parseDBTable(ident); err != nil {
+		return fieldErr(fieldTableIdentifier, err)
+	}
+	if c.Username, err = reqString(pc, fieldUsername); err != nil {
+		return err
+	}
+	if c.Username == "" {
+		return fieldErrf(fieldUsername, "must not be empty")
+	}
+	if c.Password, err = pc.FieldString(fieldPassword); err != nil {
+		return fieldErrf(fieldPassword, "must be a string")
+	}
+	if c.JDBCURL, err = optString(pc, fieldJDBCURL); err != nil {
+		return err
+	}
+	if c.JDBCURL != "" {
+		if err := validateJDBCURL(c.JDBCURL); err != nil {
+			return fieldErr(fieldJDBCURL, err)
+		}
+	}
+	if c.TLS, c.TLSEnabled, err = pc.FieldTLSToggled(fieldTLS); err != nil {
+		return fieldErr(fieldTLS, err)
+	}
+	return nil
+}
+
+func parseModes(pc *service.ParsedConfig, c *Config) error {
+	var err error
+	if c.ScanMode, err = parseEnum(pc, fieldScanMode, "snapshot", "initial", "latest", "from-timestamp"); err != nil {
+		return err
+	}
+	if c.ScanTimestamp, err = optString(pc, fieldScanTimestamp); err != nil {
+		return err
+	}
+	if c.ScanTimestamp != "" && !validTimestamp(c.ScanTimestamp) {
+		return fieldErrf(fieldScanTimestamp, "scan_timestamp must match yyyy-MM-dd HH:mm:ss; got %q", c.ScanTimestamp)
+	}
+	return nil
+}
+
+func parseBinlog(pc *service.ParsedConfig, c *Config) error {
+	inc, err := parseEnum(pc, fieldIncrementType, "detail", "min_delta", "append_only")
+	if err != nil {
+		return err
+	}
+	c.IncrementType = strings.ToUpper(inc)
+	if c.PollInterval, err = parseDuration(pc, fieldPollInterval, time.Second, "must be at least 1 second"); err != nil {
+		return err
+	}
+	if c.VisibleWaitTimeout, err = parseDuration(pc, fieldVisibleWaitTimeout, 0, "must not be negative"); err != nil {
+		return err
+	}
+	if c.OnExpired, err = parseEnum(pc, fieldOnExpired, "continue", "fail"); err != nil {
+		return err
+	}
+	if c.OffsetTable, err = optString(pc, fieldOffsetTable); err != nil {
+		return err
+	}
+	if c.OffsetTable != "" {
+		if _, _, err := parseDBTable(c.OffsetTable); err != nil {
+			return fieldErr(fieldOffsetTable, err)
+		}
+	}
+	c.ConsumerID, err = optString(pc, fieldConsumerID)
+	return err
+}
+
+func parseRead(pc *service.ParsedConfig, c *Config) error {
+	var err error
+	if c.UseFlightSQL, err = pc.FieldBool(fieldUseFlightSQL); err != nil {
+		return fieldErr(fieldUseFlightSQL, err)
+	}
+	if c.FlightSQLPort, err = pc.FieldInt(fieldFlightSQLPort); err != nil {
+		return fieldErr(fieldFlightSQLPort, err)
+	}
+	if c.FlightSQLPort < 0 || c.FlightSQLPort > 65535 {
+		return fieldErrf(fieldFlightSQLPort, "must be 0 (discover) or 1..65535; got %d", c.FlightSQLPort)
+	}
+	fields, err := optString(pc, fieldReadField)
+	if err != nil {
+		return err
+	}
+	if c.ReadFields, err = parseColumnList(fields); err != nil {
+		return fieldErr(fieldReadField, err)
+	}
+	if c.FilterQuery, err = optString(pc, fieldFilterQuery); err != nil {
+		return err
+	}
+	for _, f := range []struct {
+		name string
+		dst  *int
+	}{
+		{fieldRequestTabletSize, &c.RequestTabletSize},
+		{fieldBatchSize, &c.BatchSize},
+		{fieldMaxParallelSnapshotSplits, &c.MaxParallelSnapshotSplits},
+	} {
+		if *f.dst, err = parsePositiveInt(pc, f.name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func parseRequests(pc *service.ParsedConfig, c *Config) error {
+	var err error
+	if c.QueryTimeout, err = parseDuration(pc, fieldQueryTimeout, 1, "must be positive"); err != nil {
+		return err
+	}
+	mem, err := reqString(pc, fieldExecMemLimit)
+	if err != nil {
+		return err
+	}
+	if c.ExecMemLimit, err = parseByteSize(mem); err != nil {
+		return fieldErr(fieldExecMemLimit, err)
+	}
+	if c.Retries, err = parsePositiveInt(pc, fieldRetries); err != nil {
+		return err
+	}
+	if c.ConnectTimeout, err = parseDuration(pc, fieldConnectTimeout, 1, "must be positive"); err != nil {
+		return err
+	}
+	c.ReadTimeout, err = parseDuration(pc, fieldReadTimeout, 1, "must be positive")
+	return err
+}
+
+func parseCheckpoint(pc *service.ParsedConfig, c *Config) error {
+	var err error
+	if c.CheckpointCache, err = optString(pc, fieldCheckpointCache); err != nil {
+		return err
+	}
+	if pc.Contains(fieldCheckpointKey) {
+		if c.CheckpointKey, err = optString(pc, fieldCheckpointKey); err != nil {
+			return err
+		}
+		if c.CheckpointKey == "" {
+			return fieldErrf(fieldCheckpointKey, "must not be empty")
+		}
+	} else if c.ConsumerID != "" {
+		c.CheckpointKey = checkpoint.SanitizeKey(c.ConsumerID)
+	} else {
+		c.CheckpointKey = checkpoint.SanitizeKey("doris_binlog_" + c.DB + "_" + c.Table)
+	}
+	c.CheckpointLimit, err = parsePositiveInt(pc, fieldCheckpointLimit)
+	return err
+}
+
+// crossCheck applies the rules that involve more than one field, mirroring the
+// spec lint rule.
+func (c *Config) crossCheck() error {
+	incr := c.HasBinlogPhase()
+	switch {
+	case c.ScanTimestamp != "" && c.ScanMode != "from-timestamp":
+		return fieldErrf(fieldScanTimestamp, "scan_timestamp is only valid in from-timestamp mode")
+	case c.ScanMode == "from-timestamp" && c.ScanTimestamp == "":
+		return fieldErrf(fieldScanTimestamp, "scan_timestamp is required when scan_mode is from-timestamp")
+	case incr && c.FilterQuery != "":
+		return fieldErrf(fieldFilterQuery, "incremental scan modes (initial, latest, from-timestamp) do not support filter_query")
+	case incr && !c.UseFlightSQL:
+		return fieldErrf(fieldUseFlightSQL, "incremental scan modes require use_flight_sql=true")
+	case (c.OffsetTable != "") != (c.ConsumerID != ""):
+		return fieldErrf(fieldOffsetTable, "binlog_offset_table and binlog_consumer_id must be configured together")
+	case c.OffsetTable != "" && !incr:
+		return fieldErrf(fieldOffsetTable, "binlog_offset_table is only valid in incremental scan modes")
+	case c.OffsetTable != "" && c.JDBCURL == "":
+		return fieldErrf(fieldJDBCURL, "jdbc_url is required when binlog_offset_table is configured")
+	case incr && c.CheckpointCache == "":
+		return fieldErrf(fieldCheckpointCache, "checkpoint_cache is required when scan_mode is %s", c.ScanMode)
+	}
+	return nil
+}
+
+func parseEnum(pc *service.ParsedConfig, field string, opts ...string) (string, error) {
+	v, err := reqString(pc, field)
+	if err != nil {
+		return "", err
+	}
+	lv := strings.ToLower(strings.TrimSpace(v))
+	for _, o := range opts {
+		if lv == o {
+			return o, nil
+		}
+	}
+	return "", fieldErrf(field, "%s must be one of %s; got %q", field, strings.Join(opts, ", "), v)
+}
+
+func parseDuration(pc *service.ParsedConfig, field string, minimum time.Duration, what string) (time.Duration, error) {
+	d, err := pc.FieldDuration(field)
+	if err != nil {
+		return 0, fieldErr(field, err)
+	}
+	if d < minimum {
+		return 0, fieldErrf(field, "%s %s; got %s", field, what, d)
+	}
+	return d, nil
+}
+
+func parsePositiveInt(pc *service.ParsedConfig, field string) (int, error) {
+	n, err := pc.FieldInt(field)
+	if err != nil {
+		return 0, fieldErr(field, err)
+	}
+	if n < 1 {
+		return 0, fieldErrf(field, "%s must be at least 1; got %d", field, n)
+	}
+	return n, nil
+}
+
+// parseFENodes splits a comma-separated host:port list.
+func parseFENodes(s string) ([]string, error) {
+	var out []string
+	for _, n := range strings.Split(s, ",") {
+		n = strings.TrimSpace(n)
+		host, port, err := net.SplitHostPort(n)
+		if err != nil || host == "" || strings.ContainsAny(host, " /") {
+			return nil, fmt.Errorf("fenodes entry %q must be host:http_port", n)
+		}
+		if err := checkPort(port); err != nil {
+			return nil, fmt.Errorf("fenodes entry %q: %w", n, err)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+func checkPort(s string) error {
+	p, err := strconv.Atoi(s)
+	if err != nil || len(s) > 5 || p < 1 || p > 65535 {
+		return fmt.Errorf("port %q is outside 1..65535", s)
+	}
+	return nil
+}
+
+// parseDBTable splits db.table; both parts must be non-empty and neither may
+// contain a dot, so catalog.db.table is rejected.
+func parseDBTable(s string) (db, table string, err error) {
+	parts := strings.Split(s, ".")
+	if len(parts) != 2 || parts[0] == "" || parts[1] == "" ||
+		strings.ContainsAny(s, " \t\r\n`") {
+		return "", "", fmt.Errorf("must be db.table; got %q", s)
+	}
+	return parts[0], parts[1], nil
+}
+
+var jdbcRe = regexp.MustCompile(`^jdbc:mysql://(\[[0-9A-Fa-f:.]+\]|[^:/?\s\[\]]+):([0-9]{1,5})(/[^/?\s]*)?(\?\S*)?$`)
+
+// validateJDBCURL checks jdbc:mysql://host:port[/db][?k=v]. The URL is never
+// quoted in the error because its query may hold a password.
+func validateJDBCURL(s string) error {
+	m := jdbcRe.FindStringSubmatch(s)
+	if m == nil {
+		return errors.New("jdbc_url must look like jdbc:mysql://host:port[/db][?k=v]")
+	}
+	if err := checkPort(m[2]); err != nil {
+		return errors.New("jdbc_url has a port outside 1..65535")
+	}
+	return nil
+}
+
+func parseColumnList(s string) ([]string, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var out []string
+	for _, c := range strings.Split(s, ",") {
+		c = strings.TrimSpace(c)
+		if c == "" {
+			return nil, fmt.Errorf("read_field must be a comma-separated list of column names; got %q", s)
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+var byteUnits = map[string]int64{
+	"": 1, "b": 1,
+	"k": 1 << 10, "kb": 1 << 10,
+	"m": 1 << 20, "mb": 1 << 20,
+	"g": 1 << 30, "gb": 1 << 30,
+}
+
+var byteSizeRe = regexp.MustCompile(`^([0-9]+)\s*([A-Za-z]*)$`)
+
+// parseByteSize reads plain bytes or a number with a binary unit.
+func parseByteSize(s string) (int64, error) {
+	m := byteSizeRe.FindStringSubmatch(strings.TrimSpace(s))
+	bad := fmt.Errorf("exec_mem_limit must be bytes or a size such as 8192mb; got %q", s)
+	if m == nil {
+		return 0, bad
+	}
+	mult, ok := byteUnits[strings.ToLower(m[2])]
+	if !ok {
+		return 0, bad
+	}
+	n, err := strconv.ParseInt(m[1], 10, 64)
+	if err != nil || n > math.MaxInt64/mult {
+		return 0, fmt.Errorf("exec_mem_limit %q is too large", s)
+	}
+	if n == 0 {
+		return 0, fmt.Errorf("exec_mem_limit must be positive; got %q", s)
+	}
+	return n * mult, nil
+}
+
+// validTimestamp accepts exactly yyyy-MM-dd HH:mm:ss with a real calendar
+// date; time.Parse alone would accept one-digit hours.
+func validTimestamp(s string) bool {
+	if len(s) != len(time.DateTime) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if time.DateTime[i] >= '0' && time.DateTime[i] <= '9' {
+			if s[i] < '0' || s[i] > '9' {
+				return false
+			}
+		} else if s[i] != time.DateTime[i] {
+			return false
+		}
+	}
+	_, err := time.Parse(time.DateTime, s)
+	return err == nil
+}

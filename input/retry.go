@@ -1,0 +1,110 @@
+package input
+
+import (
+	"math/rand/v2"
+	"time"
+
+	"github.com/redpanda-data/benthos/v4/public/service"
+
+	"github.com/rpconnect-doris/rpconnect-doris/input/flight"
+)
+
+// backoff grows from 1s to 30s with jitter, for errors that are not Doris's
+// own "retry this window" answers.
+type backoff struct{ cur time.Duration }
+
+func newRetryBackoff() *backoff { return &backoff{} }
+
+func (b *backoff) next() time.Duration {
+	switch {
+	case b.cur == 0:
+		b.cur = time.Second
+	case b.cur < 30*time.Second:
+		b.cur = min(b.cur*2, 30*time.Second)
+	}
+	return b.cur/2 + rand.N(b.cur/2+1)
+}
+
+// windowRetry decides, per failed read of one window, how long to wait before
+// reading the same window again. It logs an incident once at warn level, and
+// then at most once a minute while it lasts.
+type windowRetry struct {
+	conf            *Config
+	log             *service.Logger
+	w               window
+	bo              backoff
+	waitStarted     time.Time // first visible-wait failure of this window
+	failures        int
+	lastLog         time.Time
+	waitSpent       bool // binlog_visible_wait_timeout ran out for this window
+	needsNewSession bool
+}
+
+func newWindowRetry(conf *Config, log *service.Logger, w window) *windowRetry {
+	return &windowRetry{conf: conf, log: log, w: w}
+}
+
+// classify returns how long to wait, or a fatal error for failures that no
+// retry can fix.
+func (rt *windowRetry) classify(err error) (time.Duration, error) {
+	rt.failures++
+	rt.needsNewSession = false
+	if flight.IsExpired(err) {
+		return 0, fatalf("%v. The binlog of window [%s, %s) has expired (binlog.ttl_seconds) and min_delta cannot skip it. "+
+			"To recover: stop the pipeline, delete checkpoint key %s (and %s.bak) from cache %s or pick a new checkpoint_cache_key, "+
+			"and restart with scan_mode: initial to take a fresh snapshot; consider a larger binlog.ttl_seconds",
+			err, rt.w.start, rt.w.end, rt.conf.CheckpointKey, rt.conf.CheckpointKey, rt.conf.CheckpointCache)
+	}
+	if we, ok := flight.AsWindowError(err); ok {
+		if wait, ok := rt.windowWait(we); ok {
+			return wait, nil
+		}
+	}
+	rt.needsNewSession = true
+	wait := rt.bo.next()
+	rt.logf("Reading binlog window [%s, %s) failed (%d attempts so far), reconnecting in %s; the window is retried, never skipped: %v",
+		rt.w.start, rt.w.end, rt.failures, wait.Round(time.Millisecond), err)
+	return wait, nil
+}
+
+// windowWait handles Doris's "not yet" answers: 5100 waits and retries; 5101
+// retries within binlog_visible_wait_timeout, after which it is handled as
+// any other error (still retried, never skipped).
+func (rt *windowRetry) windowWait(we *flight.WindowError) (time.Duration, bool) {
+	wait := min(max(we.RetryAfter, time.Second), 5*time.Second)
+	if we.Code == 5100 {
+		rt.logf("Binlog window [%s, %s) is not ready yet (%s %s), retrying in %s",
+			rt.w.start, rt.w.end, we.Name, we.Reason, wait)
+		return wait, true
+	}
+	if rt.waitStarted.IsZero() {
+		rt.waitStarted = time.Now()
+	}
+	if rt.conf.VisibleWaitTimeout <= 0 || time.Since(rt.waitStarted) >= rt.conf.VisibleWaitTimeout {
+		// The switch to reconnects is news even when the wait itself was
+		// already logged, so it is logged once on its own.
+		if !rt.waitSpent {
+			rt.waitSpent = true
+			rt.log.Warnf("Binlog window [%s, %s) is still waiting for transactions to become visible after binlog_visible_wait_timeout %s (%s %s): "+
+				"reconnecting with backoff; the window is retried, never skipped", rt.w.start, rt.w.end, rt.conf.VisibleWaitTimeout, we.Name, we.Reason)
+			rt.lastLog = time.Now()
+		}
+		return 0, false
+	}
+	rt.logf("Binlog window [%s, %s) waits for transactions to become visible (%s %s), retrying the same window in %s",
+		rt.w.start, rt.w.end, we.Name, we.Reason, wait)
+	return wait, true
+}
+
+func (rt *windowRetry) logf(format string, args ...any) {
+	if rt.failures == 1 || time.Since(rt.lastLog) >= time.Minute {
+		rt.log.Warnf(format, args...)
+		rt.lastLog = time.Now()
+	}
+}
+
+func (rt *windowRetry) recovered() {
+	if rt.failures > 0 {
+		rt.log.Infof("Binlog window [%s, %s) read after %d failed attempt(s)", rt.w.start, rt.w.end, rt.failures)
+	}
+}

@@ -1,0 +1,391 @@
+package input
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/redpanda-data/benthos/v4/public/service"
+)
+
+// Config field names: the Doris connector option minus its `source.`/`doris.`
+// prefix, with `.` and `-` turned into `_`.
+const (
+	fieldFENodes                   = "fenodes"
+	fieldTableIdentifier           = "table_identifier"
+	fieldUsername                  = "username"
+	fieldPassword                  = "password"
+	fieldJDBCURL                   = "jdbc_url"
+	fieldScanMode                  = "scan_mode"
+	fieldScanTimestamp             = "scan_timestamp"
+	fieldIncrementType             = "binlog_increment_type"
+	fieldPollInterval              = "binlog_poll_interval"
+	fieldVisibleWaitTimeout        = "binlog_visible_wait_timeout"
+	fieldOffsetTable               = "binlog_offset_table"
+	fieldConsumerID                = "binlog_consumer_id"
+	fieldOnExpired                 = "binlog_on_expired"
+	fieldUseFlightSQL              = "use_flight_sql"
+	fieldFlightSQLPort             = "flight_sql_port"
+	fieldReadField                 = "read_field"
+	fieldFilterQuery               = "filter_query"
+	fieldRequestTabletSize         = "request_tablet_size"
+	fieldBatchSize                 = "batch_size"
+	fieldMaxParallelSnapshotSplits = "max_parallel_snapshot_splits"
+	fieldQueryTimeout              = "request_query_timeout"
+	fieldExecMemLimit              = "exec_mem_limit"
+	fieldRetries                   = "request_retries"
+	fieldConnectTimeout            = "request_connect_timeout"
+	fieldReadTimeout               = "request_read_timeout"
+	fieldTLS                       = "tls"
+	fieldCheckpointCache           = "checkpoint_cache"
+	fieldCheckpointKey             = "checkpoint_cache_key"
+	fieldCheckpointLimit           = "checkpoint_limit"
+	fieldBatching                  = "batching"
+)
+
+// Spec describes the doris_binlog input.
+func Spec() *service.ConfigSpec {
+	return service.NewConfigSpec().
+		Stable().
+		Categories("Services").
+		Summary("Reads an Apache Doris table's snapshot over Arrow Flight SQL and then follows its Doris 5.0 Row Binlog (`@incr` queries).").
+		Description(specDescription).
+		Fields(connectionFields()...).
+		Fields(modeFields()...).
+		Fields(binlogFields()...).
+		Fields(readFields()...).
+		Fields(requestFields()...).
+		Fields(checkpointFields()...).
+		Field(service.NewBatchPolicyField(fieldBatching)).
+		Field(service.NewAutoRetryNacksToggleField()).
+		LintRule(specLintRule).
+		Example("Snapshot to stdout",
+			"Reads the current content of one table once and stops.",
+			exampleSnapshot).
+		Example("Snapshot then binlog with a file checkpoint",
+			"Reads the table, then follows every change. The position survives restarts in a `file` cache.",
+			exampleInitial).
+		Example("Latest changes with an offset table",
+			"Follows only changes committed after the first start and publishes the end of each finished window to a Doris offset table, for monitoring.",
+			exampleLatest)
+}
+
+func connectionFields() []*service.ConfigField {
+	return []*service.ConfigField{
+		service.NewStringField(fieldFENodes).
+			Description("Comma-separated Doris FE HTTP addresses, `host:http_port`. They are tried in order.").
+			Example("127.0.0.1:8030").Example("fe1:8030,fe2:8030").
+			LintRule(fenodesLint),
+		service.NewStringField(fieldTableIdentifier).
+			Description("The table to read, as `db.table`.").
+			Example("shop.orders").
+			LintRule(dbTableLint(fieldTableIdentifier)),
+		service.NewStringField(fieldUsername).
+			Description("The Doris user."),
+		service.NewStringField(fieldPassword).
+			Description("The Doris user's password.").
+			Secret().Default(""),
+		service.NewStringField(fieldJDBCURL).
+			Description("MySQL-protocol address of a Doris FE, `jdbc:mysql://host:port[/db][?k=v]`. Only used to publish to `binlog_offset_table`; the value is never repeated in error messages because it may hold credentials.").
+			Example("jdbc:mysql://127.0.0.1:9030").
+			Optional().
+			LintRule(jdbcLint),
+		service.NewTLSToggledField(fieldTLS).
+			Description("TLS for every connection to Doris: FE HTTP, Arrow Flight SQL and the MySQL protocol."),
+	}
+}
+
+func modeFields() []*service.ConfigField {
+	return []*service.ConfigField{
+		service.NewStringField(fieldScanMode).
+			Description("What to read (case-insensitive): `snapshot` reads the table once and stops; `initial` reads the table and then follows the binlog from the moment the input started; `latest` follows the binlog from the moment the input first started; `from-timestamp` follows the binlog from `scan_timestamp`.").
+			Default("snapshot").
+			LintRule(enumLint(fieldScanMode, "snapshot", "initial", "latest", "from-timestamp")),
+		service.NewStringField(fieldScanTimestamp).
+			Description("Inclusive start of the binlog in `from-timestamp` mode, `yyyy-MM-dd HH:mm:ss` in the Doris time zone. Only valid with `scan_mode: from-timestamp`, where it is required.").
+			Example("2025-10-09 08:53:20").
+			Optional().
+			LintRule(timestampLint(fieldScanTimestamp)),
+	}
+}
+
+func binlogFields() []*service.ConfigField {
+	return []*service.ConfigField{
+		service.NewStringField(fieldIncrementType).
+			Description("The `@incr` increment type (case-insensitive): `detail` emits every change; `min_delta` emits the net change per key for each window (needs `binlog.need_historical_value=true` on UNIQUE tables); `append_only` emits inserts only. DUP tables always behave as `append_only`.").
+			Default("detail").
+			LintRule(enumLint(fieldIncrementType, "detail", "min_delta", "append_only")),
+		service.NewDurationField(fieldPollInterval).
+			Description("How often a new binlog window is read. At least 1s.").
+			Default("10s").
+			LintRule(minDurationLint(fieldPollInterval, 1e9, "must be at least 1 second")),
+		service.NewDurationField(fieldVisibleWaitTimeout).
+			Description("How long a window Doris is not ready to serve yet (errors 5100/5101) is retried before the input fails. `0s` disables retries; negative values are rejected.").
+			Default("5m").
+			LintRule(minDurationLint(fieldVisibleWaitTimeout, 0, "must not be negative")),
+		service.NewStringField(fieldOffsetTable).
+			Description("Optional Doris table, `db.table`, to which the end of each finished binlog window is upserted for monitoring (`consumer_id`, `offset_timestamp`, `update_time`). It is never read back. Requires `binlog_consumer_id` and `jdbc_url`.").
+			Example("ops.source_offsets").
+			Optional().Advanced().
+			LintRule(dbTableLint(fieldOffsetTable)),
+		service.NewStringField(fieldConsumerID).
+			Description("The `consumer_id` row written to `binlog_offset_table`. Set together with `binlog_offset_table`. When set it is also the default `checkpoint_cache_key`.").
+			Optional().Advanced(),
+		service.NewStringField(fieldOnExpired).
+			Description("What to do when the next binlog window starts before the oldest change Doris still retains (`binlog.ttl_seconds`): `continue` logs an error naming the lost period, increments `doris_binlog_expired_gaps_total` and goes on from the first retained change; `fail` stops the input without moving the checkpoint. `min_delta` always fails, because Doris refuses expired reads.").
+			Default("continue").
+			LintRule(enumLint(fieldOnExpired, "continue", "fail")),
+	}
+}
+
+func readFields() []*service.ConfigField {
+	return []*service.ConfigField{
+		service.NewBoolField(fieldUseFlightSQL).
+			Description("Read over Arrow Flight SQL. Must be true whenever a binlog phase is configured, which is the only supported read path.").
+			Default(true).Advanced(),
+		service.NewIntField(fieldFlightSQLPort).
+			Description("The FE Arrow Flight SQL port. 0 discovers it with `SHOW FRONTENDS`.").
+			Default(0).Advanced().
+			LintRule(`root = if this < 0 || this > 65535 { [ "flight_sql_port must be 0 (discover) or 1..65535; got %v".format(this) ] }`),
+		service.NewStringField(fieldReadField).
+			Description("Comma-separated column names to read, unquoted. All columns when unset.").
+			Example("id,status,amount").
+			Optional().
+			LintRule(`root = if this.split(",").any(c -> c.trim() == "") { [ "read_field must be a comma-separated list of column names; got %q".format(this) ] }`),
+		service.NewStringField(fieldFilterQuery).
+			Description("A SQL condition applied to the snapshot (`WHERE <filter_query>`). Only valid with `scan_mode: snapshot`.").
+			Example("status = 'paid'").
+			Optional(),
+		service.NewIntField(fieldRequestTabletSize).
+			Description("Tablets per snapshot split.").
+			Default(1).Advanced().
+			LintRule(minIntLint(fieldRequestTabletSize)),
+		service.NewIntField(fieldBatchSize).
+			Description("Maximum number of rows per emitted batch.").
+			Default(4064).
+			LintRule(minIntLint(fieldBatchSize)),
+		service.NewIntField(fieldMaxParallelSnapshotSplits).
+			Description("How many snapshot splits are read at the same time.").
+			Default(2).Advanced().
+			LintRule(minIntLint(fieldMaxParallelSnapshotSplits)),
+	}
+}
+
+func requestFields() []*service.ConfigField {
+	return []*service.ConfigField{
+		service.NewDurationField(fieldQueryTimeout).
+			Description("Doris query timeout for snapshot and binlog reads.").
+			Default("6h").Advanced().
+			LintRule(minDurationLint(fieldQueryTimeout, 1, "must be positive")),
+		service.NewStringField(fieldExecMemLimit).
+			Description("Doris memory limit per query: plain bytes or a number with the unit `b`, `k`, `kb`, `m`, `mb`, `g` or `gb` (case-insensitive, powers of 1024).").
+			Default("8192mb").Advanced().
+			LintRule(`root = if !this.string().re_match("^(?i)0*[1-9][0-9]*\\s*(b|k|kb|m|mb|g|gb)?$") { [ "exec_mem_limit must be bytes or a size such as 8192mb; got %q".format(this.string()) ] }`),
+		service.NewIntField(fieldRetries).
+			Description("Attempts per FE REST request.").
+			Default(3).Advanced().
+			LintRule(minIntLint(fieldRetries)),
+		service.NewDurationField(fieldConnectTimeout).
+			Description("Connect timeout for Doris requests.").
+			Default("60s").Advanced().
+			LintRule(minDurationLint(fieldConnectTimeout, 1, "must be positive")),
+		service.NewDurationField(fieldReadTimeout).
+			Description("Read timeout for Doris REST requests.").
+			Default("60s").Advanced().
+			LintRule(minDurationLint(fieldReadTimeout, 1, "must be positive")),
+	}
+}
+
+func checkpointFields() []*service.ConfigField {
+	return []*service.ConfigField{
+		service.NewStringField(fieldCheckpointCache).
+			Description("The cache resource holding the position. Required with `initial`, `latest` and `from-timestamp`; optional with `snapshot`, where it lets a restarted snapshot skip the tablets already delivered. Use a persistent cache such as `file`.").
+			Optional(),
+		service.NewStringField(fieldCheckpointKey).
+			Description("The key under which the position is stored (plus `<key>.bak`). Must be unique per pipeline sharing a cache, and a valid file name for the `file` cache. Defaults to `binlog_consumer_id` when set, else `doris_binlog_<db>_<table>`, with characters outside `[A-Za-z0-9._-]` replaced by `_`.").
+			Optional().Advanced().
+			LintRule(`root = if this.string() == "" { [ "checkpoint_cache_key must not be empty" ] }`),
+		service.NewIntField(fieldCheckpointLimit).
+			Description("Maximum number of messages delivered but not yet acknowledged. Reading pauses at this limit.").
+			Default(1024).Advanced().
+			LintRule(minIntLint(fieldCheckpointLimit)),
+	}
+}
+
+// Lint rules. Each message names its field so that a lint report can be
+// acted on without reading the docs.
+
+func enumLint(field string, opts ...string) string {
+	quoted := make([]string, len(opts))
+	for i, o := range opts {
+		quoted[i] = strconv.Quote(o)
+	}
+	msg := field + " must be one of " + strings.Join(opts, ", ") + "; got %q"
+	return `root = if ![` + strings.Join(quoted, ", ") + `].contains(this.string().lowercase()) { [ ` +
+		strconv.Quote(msg) + `.format(this.string()) ] }`
+}
+
+// Lint rules use only core Bloblang methods: plugin methods such as
+// parse_duration may not be registered yet when Spec() runs in an init().
+
+func timestampLint(field string) string {
+	return `let s = this.string()
+let ok = $s.re_match("^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01]) ([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]$")
+let ymd = if $ok { $s.split(" ").index(0).split("-").map_each(p -> p.number()) } else { [1, 1, 1] }
+let y = $ymd.index(0)
+let leap = $y % 4 == 0 && ($y % 100 != 0 || $y % 400 == 0)
+let days = if $ymd.index(1) == 2 { if $leap { 29 } else { 28 } } else if [4, 6, 9, 11].contains($ymd.index(1)) { 30 } else { 31 }
+root = if !$ok || $ymd.index(2) > $days { [ ` + strconv.Quote(field+" must match yyyy-MM-dd HH:mm:ss; got %q") + `.format($s) ] }`
+}
+
+// durationNs evaluates a Go duration string to nanoseconds in Bloblang;
+// $ok is false when the string is not one.
+const durationNs = `let s = this.string()
+let ok = $s == "0" || $s.re_match("^[-+]?(([0-9]+(\\.[0-9]*)?|\\.[0-9]+)(ns|us|µs|μs|ms|s|m|h))+$")
+let units = {"ns": 1, "us": 1000, "µs": 1000, "μs": 1000, "ms": 1000000, "s": 1000000000, "m": 60000000000, "h": 3600000000000}
+let abs = if $ok && $s != "0" { $s.re_find_all_submatch("([0-9]*\\.?[0-9]*)(ns|us|µs|μs|ms|s|m|h)").map_each(g -> g.index(1).number() * $units.get(g.index(2))).sum() } else { 0 }
+let ns = if $s.has_prefix("-") { 0 - $abs } else { $abs }
+`
+
+func minDurationLint(field string, minNs int64, what string) string {
+	return durationNs + `root = if !$ok { [ ` +
+		strconv.Quote(field+" must be a duration such as 10s; got %q") + `.format($s) ] } ` +
+		`else if $ns < ` + strconv.FormatInt(minNs, 10) + ` { [ ` +
+		strconv.Quote(field+" "+what+"; got %q") + `.format($s) ] }`
+}
+
+func minIntLint(field string) string {
+	return `root = if this < 1 { [ ` + strconv.Quote(field+" must be at least 1; got %v") + `.format(this) ] }`
+}
+
+func dbTableLint(field string) string {
+	return `root = if !this.string().re_match("^[^.\\s]+\\.[^.\\s]+$") { [ ` +
+		strconv.Quote(field+" must be db.table; got %q") + `.format(this.string()) ] }`
+}
+
+const fenodesLint = `root = this.string().split(",").map_each(n -> if !n.trim().re_match("^(\\[[0-9A-Fa-f:.]+\\]|[^:\\s\\[\\]/]+):[0-9]{1,5}$") {
+  "fenodes entry %q must be host:http_port".format(n.trim())
+} else if n.trim().re_replace_all("^.*:", "").number() < 1 || n.trim().re_replace_all("^.*:", "").number() > 65535 {
+  "fenodes entry %q has a port outside 1..65535".format(n.trim())
+} else { "" })`
+
+// jdbcLint never echoes the URL: its query string may carry a password.
+const jdbcLint = `let ok = this.string().re_match("^jdbc:mysql://(\\[[0-9A-Fa-f:.]+\\]|[^:/?\\s\\[\\]]+):[0-9]{1,5}(/[^/?\\s]*)?(\\?\\S*)?$")
+let port = if $ok { this.string().re_replace_all("^jdbc:mysql://(\\[[^\\]]*\\]|[^:/?]*):([0-9]+).*$", "$2").number() } else { 0 }
+root = if !$ok { [ "jdbc_url must look like jdbc:mysql://host:port[/db][?k=v]" ] } else if $port < 1 || $port > 65535 { [ "jdbc_url has a port outside 1..65535" ] }`
+
+const specLintRule = `let mode = this.scan_mode.or("snapshot").string().lowercase()
+let incr = ["initial", "latest", "from-timestamp"].contains($mode)
+let offset = this.binlog_offset_table.or("") != ""
+let consumer = this.binlog_consumer_id.or("") != ""
+root = [
+  if this.scan_timestamp.or("") != "" && $mode != "from-timestamp" { "scan_timestamp is only valid in from-timestamp mode" } else { "" },
+  if $mode == "from-timestamp" && this.scan_timestamp.or("") == "" { "scan_timestamp is required when scan_mode is from-timestamp" } else { "" },
+  if $incr && this.filter_query.or("") != "" { "incremental scan modes (initial, latest, from-timestamp) do not support filter_query" } else { "" },
+  if $incr && this.use_flight_sql.or(true) == false { "incremental scan modes require use_flight_sql=true" } else { "" },
+  if $offset != $consumer { "binlog_offset_table and binlog_consumer_id must be configured together" } else { "" },
+  if $offset && !$incr { "binlog_offset_table is only valid in incremental scan modes" } else { "" },
+  if $offset && this.jdbc_url.or("") == "" { "jdbc_url is required when binlog_offset_table is configured" } else { "" },
+  if $incr && this.checkpoint_cache.or("") == "" { "checkpoint_cache is required when scan_mode is " + $mode } else { "" },
+]`
+
+const specDescription = `
+The input plans the table's tablets through the FE REST API and reads them over Arrow Flight SQL. With a binlog phase it then reads the table's Doris 5.0 Row Binlog in windows ` + "`[start, end)`" + ` of whole seconds, one ` + "`@incr`" + ` query per window and poll interval. Window bounds are the Doris clock floored to the second, so consecutive windows neither overlap nor leave gaps.
+
+== Scan modes
+
+- ` + "`snapshot`" + ` (default): reads the table once, then the input ends.
+- ` + "`initial`" + `: takes the stream start, reads the snapshot, then follows the binlog from the stream start. Changes committed while the snapshot is read can arrive in both phases.
+- ` + "`latest`" + `: follows the binlog from the moment the input first started.
+- ` + "`from-timestamp`" + `: follows the binlog from ` + "`scan_timestamp`" + ` (inclusive, Doris time zone).
+
+The table needs ` + "`\"binlog.enable\" = \"true\"`" + ` with the ROW format for every mode except ` + "`snapshot`" + `.
+
+== Delivery semantics
+
+Delivery is at least once. The position (snapshot tablets done, binlog window and last delivered row) is written to ` + "`checkpoint_cache`" + ` only after the messages before it are acknowledged, so a restart never skips an unacknowledged row. Binlog rows are emitted in ` + "`(TSO, LSN, OP)`" + ` order, i.e. commit order, with ` + "`update_before`" + ` ahead of its ` + "`update_after`" + `. After a restart the interrupted window is read again from its start and the rows up to the last acknowledged ` + "`(TSO, LSN, OP)`" + ` are skipped. Rows written by an output but not yet acknowledged when the process was killed may be delivered again, at most ` + "`checkpoint_limit`" + ` messages.
+
+The position is saved under ` + "`checkpoint_cache_key`" + ` and, first, under ` + "`<key>.bak`" + `, so a write torn by a crash leaves one intact copy. A checkpoint that cannot be read fails the input loudly instead of starting over.
+
+With ` + "`auto_replay_nacks: true`" + ` (default) Benthos retries rejected batches itself. With ` + "`auto_replay_nacks: false`" + ` a rejected (nacked) batch rewinds the input to the last committed checkpoint and everything after it is read again in order: nothing is lost, and the duplicates are bounded by what was in flight.
+
+== Binlog expiry
+
+Doris drops binlog records older than the table's ` + "`binlog.ttl_seconds`" + `. If the input was stopped longer than that, the next window starts before the oldest retained change. See ` + "`binlog_on_expired`" + `: ` + "`continue`" + ` logs the lost period and goes on from the first retained change, ` + "`fail`" + ` stops. To recover completely, delete the checkpoint (both keys) or choose a new ` + "`checkpoint_cache_key`" + ` and restart with ` + "`scan_mode: initial`" + `.
+
+== Checkpoint caches
+
+The ` + "`memory`" + ` cache is not durable and, by default, expires entries 5 minutes after their last update (` + "`default_ttl`" + `), which silently loses the position of an idle table; set ` + "`compaction_interval: \"\"`" + ` when using it for tests. Use the ` + "`file`" + ` cache for real pipelines. Give every pipeline sharing a cache its own ` + "`checkpoint_cache_key`" + `.
+
+== Metadata
+
+Every message carries:
+
+- ` + "`operation`" + `: ` + "`read`" + ` (snapshot), ` + "`insert`" + `, ` + "`delete`" + `, ` + "`update_before`" + `, ` + "`update_after`" + `
+- ` + "`database`" + `, ` + "`table`" + `: the source table
+- ` + "`doris_phase`" + `: ` + "`snapshot`" + ` or ` + "`binlog`" + `
+
+Binlog rows also carry:
+
+- ` + "`doris_op`" + ` (int64): the Doris op code, 0 insert, 1 delete, 2 update_before, 3 update_after
+- ` + "`doris_tso`" + ` (int64): the commit TSO. It exceeds 2^53, so JavaScript consumers should read it as a string.
+- ` + "`doris_lsn`" + ` (int64): the record's position inside its transaction
+- ` + "`commit_ts_ms`" + ` (int64): the commit time in epoch milliseconds (the TSO's physical part)
+- ` + "`doris_window_start`" + `, ` + "`doris_window_end`" + ` (strings, ` + "`yyyy-MM-dd HH:mm:ss`" + `): the window the row was read in
+
+Numeric keys are typed: Bloblang ` + "`@doris_tso`" + ` is a number, ` + "`meta(\"doris_tso\")`" + ` its exact decimal string.
+
+== Values
+
+The body is a JSON object of the selected columns; the hidden ` + "`__DORIS_*`" + ` columns never appear in it. DECIMAL values are exact strings keeping the column's scale (` + "`\"12.30\"`" + `), LARGEINT an exact integer string, DATETIME(p) ` + "`yyyy-MM-dd HH:mm:ss`" + ` with exactly p fractional digits on the Doris wall clock, DATE ` + "`yyyy-MM-dd`" + `. Deletes carry the deleted row, updates the before and after images as separate messages (with ` + "`detail`" + `).
+`
+
+const exampleSnapshot = `
+input:
+  doris_binlog:
+    fenodes: 127.0.0.1:8030
+    table_identifier: shop.orders
+    username: root
+    password: ""
+    scan_mode: snapshot
+output:
+  stdout: {}
+`
+
+const exampleInitial = `
+input:
+  doris_binlog:
+    fenodes: fe1:8030,fe2:8030
+    table_identifier: shop.orders
+    username: reader
+    password: "${DORIS_PASSWORD}"
+    scan_mode: initial
+    binlog_poll_interval: 5s
+    checkpoint_cache: doris_cp
+cache_resources:
+  - label: doris_cp
+    file:
+      directory: /var/lib/rpconnect-doris/checkpoints
+output:
+  stdout: {}
+`
+
+const exampleLatest = `
+input:
+  doris_binlog:
+    fenodes: fe1:8030
+    table_identifier: shop.orders
+    username: reader
+    password: "${DORIS_PASSWORD}"
+    scan_mode: latest
+    binlog_increment_type: min_delta
+    jdbc_url: jdbc:mysql://fe1:9030
+    binlog_offset_table: ops.source_offsets
+    binlog_consumer_id: orders-to-kafka
+    checkpoint_cache: doris_cp
+cache_resources:
+  - label: doris_cp
+    file:
+      directory: /var/lib/rpconnect-doris/checkpoints
+output:
+  stdout: {}
+`
