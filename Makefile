@@ -1,0 +1,57 @@
+# rpconnect-doris. Needs only Go and make: every tool a target uses is built
+# from this module.
+GO       ?= go
+BIN      := bin
+VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+DATE     := $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
+LDFLAGS  := -s -w -X main.version=$(VERSION) -X main.dateBuilt=$(DATE)
+TEST_TIMEOUT ?= 25m
+
+.PHONY: all build demo test test-short bench crash fuzz vet clean
+
+all: build
+
+build: $(BIN)/rpconnect-doris $(BIN)/dorissim
+
+$(BIN)/rpconnect-doris: FORCE
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $@ ./cmd/rpconnect-doris
+
+$(BIN)/dorissim: FORCE
+	$(GO) build -trimpath -o $@ ./cmd/dorissim
+
+FORCE:
+
+# The main job: the simulator with a live demo.orders workload, and
+# rpconnect-doris printing its snapshot and then every change.
+demo: build
+	./scripts/demo.sh
+
+# Unit tests, the simulator acceptance suite, the end-to-end suite and the
+# short crash and fault suites, all with the race detector.
+test: build
+	$(GO) vet ./...
+	RPCONNECT_DORIS_BIN=$(abspath $(BIN)/rpconnect-doris) DORISSIM_BIN=$(abspath $(BIN)/dorissim) \
+		$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) ./...
+
+# The long crash suite: at least 10 SIGKILLs across snapshot and binlog.
+crash: build
+	RPCONNECT_DORIS_BIN=$(abspath $(BIN)/rpconnect-doris) DORISSIM_BIN=$(abspath $(BIN)/dorissim) \
+		CRASH_LONG=1 $(GO) test -count=1 -timeout 30m -v -run TestCrash ./tests/crash/
+
+# The benchmark suite against dorissim; prints one table.
+bench: build
+	RPCONNECT_DORIS_BIN=$(abspath $(BIN)/rpconnect-doris) DORISSIM_BIN=$(abspath $(BIN)/dorissim) \
+		BENCH=1 $(GO) test -count=1 -timeout 60m -v -run TestBench ./tests/bench/
+	$(GO) test -run '^$$' -bench . -benchmem ./input/rowjson/ ./input/
+
+# Runs each fuzz target for FUZZTIME (the seed corpora also run in `make test`).
+FUZZTIME ?= 20s
+fuzz:
+	@for pkg in ./input/doris ./input/flight ./input/rowjson ./input/checkpoint; do \
+		for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
+			echo "== $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+		done; \
+	done
+
+clean:
+	rm -rf $(BIN)

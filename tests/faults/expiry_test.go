@@ -1,0 +1,121 @@
+package faults
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
+	"github.com/rpconnect-doris/rpconnect-doris/tests/dorissim"
+	"github.com/rpconnect-doris/rpconnect-doris/tests/harness"
+)
+
+const expiryTTL = 6 // seconds; longer than a poll interval plus a window read
+
+// expiredStart creates a table with a short binlog TTL, commits changes,
+// and waits until they have expired. It returns the scan_timestamp from
+// before those changes and the table as it is once they are gone.
+func expiredStart(t *testing.T, srv *dorissim.Server, table string) (string, *harness.Workload) {
+	t.Helper()
+	harness.CreateTable(t, srv, db, table, harness.TableOpts{TTLSeconds: expiryTTL})
+	start := harness.Now(t, srv)
+	time.Sleep(1100 * time.Millisecond)
+	w := harness.NewWorkload(srv, db, table, 13)
+	if err := w.Insert(ctxTimeout(t, time.Minute), 20); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep((expiryTTL + 2) * time.Second)
+	return start, w
+}
+
+var gapRe = regexp.MustCompile(`(\d+) seconds of changes`)
+
+// assertGapLogged checks the expiry error: logged at error level, saying how
+// many seconds are gone and how to recover.
+func assertGapLogged(t *testing.T, logs *harness.LogCapture, maxGap time.Duration) {
+	t.Helper()
+	waitLogged(t, logs, 8, `seconds of changes`, 30*time.Second)
+	line := logs.Lines(8, "seconds of changes")[0].Text
+	m := gapRe.FindStringSubmatch(line)
+	n, _ := strconv.Atoi(m[1])
+	if n < 1 || time.Duration(n)*time.Second > maxGap {
+		t.Fatalf("expiry error says %d seconds are gone, want 1..%s: %s", n, maxGap, line)
+	}
+	for _, want := range []string{"To recover", "scan_mode: initial", "checkpoint", "binlog.ttl_seconds"} {
+		if !regexp.MustCompile(regexp.QuoteMeta(want)).MatchString(line) {
+			t.Fatalf("expiry error lacks %q: %s", want, line)
+		}
+	}
+}
+
+// TestExpiredWindowContinue starts from a timestamp whose changes have
+// expired: with binlog_on_expired continue the gap is logged and counted
+// once, and the stream goes on with every later change.
+func TestExpiredWindowContinue(t *testing.T) {
+	srv := harness.StartSim(t, dorissim.Config{})
+	began := time.Now()
+	start, w := expiredStart(t, srv, "expiry_continue")
+	before := harness.TableState(t, srv, db, "expiry_continue", "id", cols...)
+	f := newFixture(t, srv, "expiry_continue", w, &harness.Collector{})
+	logs, m, col := f.logs, &harness.MetricsCapture{}, f.col
+	in := harness.InputYAML(srv, db+".expiry_continue", "scan_mode: from-timestamp", "scan_timestamp: \""+start+"\"", "batch_size: 50")
+	harness.RunStreamMetrics(t, harness.StreamConfig{Input: in, Resources: harness.MemoryCache, Logs: logs}, col, m)
+	assertGapLogged(t, logs, time.Since(began))
+	f.steps(t, 30)
+	want := harness.TableState(t, srv, db, "expiry_continue", "id", cols...)
+	var diff string
+	evs := col.WaitFor(t, 60*time.Second, "the changes after the gap", func(evs []harness.Event) bool {
+		got, err := harness.ReplayOnto(before, evs, "id")
+		if err != nil {
+			t.Fatalf("replay: %v", err)
+		}
+		diff = harness.Diff(want, got)
+		return diff == ""
+	})
+	if n := harness.DuplicatePositions(evs); n != 0 {
+		t.Fatalf("%d positions delivered twice", n)
+	}
+	if n := m.Counter("doris_binlog_expired_gaps_total"); n != 1 {
+		t.Fatalf("doris_binlog_expired_gaps_total = %d, want 1", n)
+	}
+}
+
+// TestExpiredWindowFail is the same with binlog_on_expired fail: the stream
+// delivers nothing and its checkpoint stays at the expired window's start.
+func TestExpiredWindowFail(t *testing.T) {
+	srv := harness.StartSim(t, dorissim.Config{})
+	began := time.Now()
+	start, w := expiredStart(t, srv, "expiry_fail")
+	dir := t.TempDir()
+	f := newFixture(t, srv, "expiry_fail", w, &harness.Collector{})
+	logs, m, col := f.logs, &harness.MetricsCapture{}, f.col
+	in := harness.InputYAML(srv, db+".expiry_fail", "scan_mode: from-timestamp", "scan_timestamp: \""+start+"\"",
+		"batch_size: 50", "binlog_on_expired: fail")
+	r := harness.RunStreamMetrics(t, harness.StreamConfig{Input: in, Resources: harness.FileCache(dir), Logs: logs}, col, m)
+	assertGapLogged(t, logs, time.Since(began))
+	if err := w.Insert(ctxTimeout(t, time.Minute), 10); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(3 * time.Second) // several poll intervals: nothing may be read
+	if evs := col.Events(); len(evs) != 0 {
+		t.Fatalf("binlog_on_expired fail still delivered %d events, first %+v", len(evs), evs[0])
+	}
+	if n := m.Counter("doris_binlog_expired_gaps_total"); n < 1 {
+		t.Fatalf("doris_binlog_expired_gaps_total = %d, want >= 1", n)
+	}
+	_ = r.Stop(10 * time.Second)
+	b, err := os.ReadFile(filepath.Join(dir, "doris_binlog_"+db+"_expiry_fail"))
+	if err != nil {
+		t.Fatalf("reading the checkpoint: %v", err)
+	}
+	st, err := checkpoint.Decode(b)
+	if err != nil {
+		t.Fatalf("decoding the checkpoint: %v", err)
+	}
+	if st.Phase != "binlog" || st.WindowStart != start || st.Last != nil {
+		t.Fatalf("checkpoint moved past the expired window: %+v, want window start %s", st, start)
+	}
+}

@@ -1,0 +1,149 @@
+package harness
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redpanda-data/benthos/v4/public/service"
+)
+
+// Event is one doris_binlog message as a consumer sees it.
+type Event struct {
+	Operation   string         `json:"operation"`
+	Phase       string         `json:"doris_phase"`
+	Database    string         `json:"database"`
+	Table       string         `json:"table"`
+	TSO         int64          `json:"doris_tso,omitempty"`
+	LSN         int64          `json:"doris_lsn,omitempty"`
+	Op          int64          `json:"doris_op,omitempty"`
+	CommitTSMs  int64          `json:"commit_ts_ms,omitempty"`
+	WindowStart string         `json:"doris_window_start,omitempty"`
+	WindowEnd   string         `json:"doris_window_end,omitempty"`
+	Row         map[string]any `json:"row"`
+}
+
+// Pos is the event's binlog position, (TSO, LSN, OP).
+func (e Event) Pos() [3]int64 { return [3]int64{e.TSO, e.LSN, e.Op} }
+
+// EventFromMessage reads an Event from a message's body and metadata,
+// checking the metadata types that consumers rely on.
+func EventFromMessage(m *service.Message) (Event, error) {
+	b, err := m.AsBytes()
+	if err != nil {
+		return Event{}, err
+	}
+	ev := Event{}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if err := dec.Decode(&ev.Row); err != nil {
+		return ev, fmt.Errorf("message body is not a JSON object: %w: %s", err, b)
+	}
+	ev.Operation, _ = m.MetaGet("operation")
+	ev.Phase, _ = m.MetaGet("doris_phase")
+	ev.Database, _ = m.MetaGet("database")
+	ev.Table, _ = m.MetaGet("table")
+	if ev.Phase != "binlog" {
+		return ev, nil
+	}
+	ev.WindowStart, _ = m.MetaGet("doris_window_start")
+	ev.WindowEnd, _ = m.MetaGet("doris_window_end")
+	for key, dst := range map[string]*int64{"doris_tso": &ev.TSO, "doris_lsn": &ev.LSN, "doris_op": &ev.Op, "commit_ts_ms": &ev.CommitTSMs} {
+		v, ok := m.MetaGetMut(key)
+		if !ok {
+			return ev, fmt.Errorf("binlog message lacks metadata %s", key)
+		}
+		n, ok := v.(int64)
+		if !ok {
+			return ev, fmt.Errorf("metadata %s is %T, want int64", key, v)
+		}
+		*dst = n
+	}
+	return ev, nil
+}
+
+// Collector gathers events from a stream's consumer function.
+type Collector struct {
+	mu     sync.Mutex
+	events []Event
+	errs   []error
+	// Reject, when set, is asked per batch whether to nack it.
+	Reject func(batchNo int, batch []Event) bool
+	batchN int
+}
+
+// Consume is a service.MessageBatchHandlerFunc.
+func (c *Collector) Consume(_ context.Context, batch service.MessageBatch) error {
+	evs := make([]Event, 0, len(batch))
+	for _, m := range batch {
+		ev, err := EventFromMessage(m)
+		if err != nil {
+			c.mu.Lock()
+			c.errs = append(c.errs, err)
+			c.mu.Unlock()
+			return nil
+		}
+		evs = append(evs, ev)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.batchN++
+	if c.Reject != nil && c.Reject(c.batchN, evs) {
+		return fmt.Errorf("test output rejects batch %d", c.batchN)
+	}
+	c.events = append(c.events, evs...)
+	return nil
+}
+
+// Events returns a copy of what was delivered so far.
+func (c *Collector) Events() []Event {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]Event(nil), c.events...)
+}
+
+// Errors returns messages that could not be read as events.
+func (c *Collector) Errors() []error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]error(nil), c.errs...)
+}
+
+// WaitFor polls until cond holds for the delivered events, or fails the test
+// after timeout.
+func (c *Collector) WaitFor(t testing.TB, timeout time.Duration, what string, cond func([]Event) bool) []Event {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		evs := c.Events()
+		if cond(evs) {
+			return evs
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %s waiting for %s; %d events delivered, errors %v", timeout, what, len(evs), c.Errors())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// RejectEveryThirdOnce is a Collector.Reject that nacks every third batch
+// the first time its content is seen, like an output with transient
+// failures: the same rows succeed when they come again.
+func RejectEveryThirdOnce() func(int, []Event) bool {
+	rejected := map[string]bool{}
+	return func(n int, evs []Event) bool {
+		if n%3 != 0 || len(evs) == 0 {
+			return false
+		}
+		id := fmt.Sprint(evs[0].Phase, evs[0].Pos(), evs[0].Row)
+		if rejected[id] {
+			return false
+		}
+		rejected[id] = true
+		return true
+	}
+}

@@ -1,0 +1,150 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/redpanda-data/benthos/v4/public/service"
+)
+
+// MetricsCapture records the counters a stream reports, for tests that check
+// a metric moved. It is fed by the "harness_capture" metrics exporter.
+type MetricsCapture struct {
+	mu       sync.Mutex
+	counters map[string]*atomic.Int64
+}
+
+var (
+	captures   sync.Map // id -> *MetricsCapture
+	captureSeq atomic.Int64
+)
+
+func init() {
+	spec := service.NewConfigSpec().Field(service.NewStringField("id"))
+	err := service.RegisterMetricsExporter("harness_capture", spec, func(conf *service.ParsedConfig, _ *service.Logger) (service.MetricsExporter, error) {
+		id, err := conf.FieldString("id")
+		if err != nil {
+			return nil, err
+		}
+		v, ok := captures.Load(id)
+		if !ok {
+			return nil, fmt.Errorf("harness_capture: no capture with id %q", id)
+		}
+		return v.(*MetricsCapture), nil
+	})
+	if err != nil {
+		panic(err)
+	}
+}
+
+// Counter returns the sum of every counter named name, over all label values.
+func (m *MetricsCapture) Counter(name string) int64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var n int64
+	for k, c := range m.counters {
+		if k == name || strings.HasPrefix(k, name+"{") {
+			n += c.Load()
+		}
+	}
+	return n
+}
+
+// Names returns every counter name with its label values, for leak checks.
+func (m *MetricsCapture) Names() []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]string, 0, len(m.counters))
+	for k := range m.counters {
+		out = append(out, k)
+	}
+	return out
+}
+
+func (m *MetricsCapture) counter(key string) *atomic.Int64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.counters == nil {
+		m.counters = map[string]*atomic.Int64{}
+	}
+	c, ok := m.counters[key]
+	if !ok {
+		c = &atomic.Int64{}
+		m.counters[key] = c
+	}
+	return c
+}
+
+type captureCounter struct{ c *atomic.Int64 }
+
+func (c captureCounter) Incr(n int64) { c.c.Add(n) }
+
+type noopMetric struct{}
+
+func (noopMetric) Timing(int64) {}
+func (noopMetric) Set(int64)    {}
+
+// NewCounterCtor implements service.MetricsExporter.
+func (m *MetricsCapture) NewCounterCtor(name string, labelKeys ...string) service.MetricsExporterCounterCtor {
+	return func(labelValues ...string) service.MetricsExporterCounter {
+		key := name
+		if len(labelValues) > 0 {
+			key += "{" + strings.Join(labelValues, ",") + "}"
+		}
+		return captureCounter{c: m.counter(key)}
+	}
+}
+
+// NewTimerCtor implements service.MetricsExporter; timings are not kept.
+func (m *MetricsCapture) NewTimerCtor(string, ...string) service.MetricsExporterTimerCtor {
+	return func(...string) service.MetricsExporterTimer { return noopMetric{} }
+}
+
+// NewGaugeCtor implements service.MetricsExporter; gauges are not kept.
+func (m *MetricsCapture) NewGaugeCtor(string, ...string) service.MetricsExporterGaugeCtor {
+	return func(...string) service.MetricsExporterGauge { return noopMetric{} }
+}
+
+// Close implements service.MetricsExporter.
+func (m *MetricsCapture) Close(context.Context) error { return nil }
+
+// RunStreamMetrics is RunStream with the stream's metrics sent to m.
+func RunStreamMetrics(t testing.TB, cfg StreamConfig, col *Collector, m *MetricsCapture) *Running {
+	t.Helper()
+	id := fmt.Sprintf("capture-%d", captureSeq.Add(1))
+	captures.Store(id, m)
+	t.Cleanup(func() { captures.Delete(id) })
+	b := service.NewStreamBuilder()
+	if err := b.SetMetricsYAML("harness_capture:\n  id: " + id + "\n"); err != nil {
+		t.Fatalf("metrics: %v", err)
+	}
+	if cfg.Logs != nil {
+		b.SetLogger(cfg.Logs.Logger())
+	} else if err := b.SetLoggerYAML("level: NONE"); err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Resources != "" {
+		if err := b.AddResourcesYAML(cfg.Resources); err != nil {
+			t.Fatalf("resources: %v", err)
+		}
+	}
+	if err := b.AddInputYAML(cfg.Input); err != nil {
+		t.Fatalf("input: %v", err)
+	}
+	if err := b.AddBatchConsumerFunc(col.Consume); err != nil {
+		t.Fatal(err)
+	}
+	s, err := b.Build()
+	if err != nil {
+		t.Fatalf("building stream: %v", err)
+	}
+	r := &Running{Stream: s, done: make(chan error, 1)}
+	go func() { r.done <- s.Run(context.Background()) }()
+	t.Cleanup(func() { _ = r.Stop(10 * time.Second) })
+	return r
+}

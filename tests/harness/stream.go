@@ -1,0 +1,106 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/redpanda-data/benthos/v4/public/service"
+
+	_ "github.com/redpanda-data/benthos/v4/public/components/io"
+	_ "github.com/redpanda-data/benthos/v4/public/components/pure"
+
+	_ "github.com/rpconnect-doris/rpconnect-doris/input"
+)
+
+// Running is a stream built by RunStream.
+type Running struct {
+	Stream *service.Stream
+	done   chan error
+}
+
+// StreamConfig is what RunStream builds.
+type StreamConfig struct {
+	Input     string      // YAML of the input, e.g. "doris_binlog:\n  fenodes: ..."
+	Resources string      // YAML of extra resources (cache_resources: ...)
+	Strict    bool        // error_handling strict: processor errors become nacks
+	LogLevel  string      // default NONE
+	Logs      *LogCapture // when set, receives every log record (LogLevel is ignored)
+	Processor string      // optional processor YAML
+}
+
+// RunStream builds and starts a stream that delivers into col.
+func RunStream(t testing.TB, cfg StreamConfig, col *Collector) *Running {
+	t.Helper()
+	b := service.NewStreamBuilder()
+	level := cfg.LogLevel
+	if level == "" {
+		level = "NONE"
+	}
+	if env := os.Getenv("HARNESS_LOG_LEVEL"); env != "" {
+		level = env // for debugging a failing test: HARNESS_LOG_LEVEL=DEBUG
+	}
+	if cfg.Logs != nil {
+		b.SetLogger(cfg.Logs.Logger())
+	} else if err := b.SetLoggerYAML("level: " + level); err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Resources != "" {
+		if err := b.AddResourcesYAML(cfg.Resources); err != nil {
+			t.Fatalf("resources: %v", err)
+		}
+	}
+	if err := b.AddInputYAML(cfg.Input); err != nil {
+		t.Fatalf("input: %v", err)
+	}
+	if cfg.Processor != "" {
+		if err := b.AddProcessorYAML(cfg.Processor); err != nil {
+			t.Fatalf("processor: %v", err)
+		}
+	}
+	if cfg.Strict {
+		b.SetStrict(true)
+	}
+	if err := b.AddBatchConsumerFunc(col.Consume); err != nil {
+		t.Fatal(err)
+	}
+	s, err := b.Build()
+	if err != nil {
+		t.Fatalf("building stream: %v", err)
+	}
+	r := &Running{Stream: s, done: make(chan error, 1)}
+	go func() { r.done <- s.Run(context.Background()) }()
+	t.Cleanup(func() { _ = r.Stop(10 * time.Second) })
+	return r
+}
+
+// Stop stops the stream gracefully within d.
+func (r *Running) Stop(d time.Duration) error {
+	select {
+	case err := <-r.done:
+		r.done <- err
+		return err
+	default:
+	}
+	if err := r.Stream.StopWithin(d); err != nil && !errors.Is(err, context.Canceled) {
+		return err
+	}
+	err := <-r.done
+	r.done <- err
+	return err
+}
+
+// Wait waits (bounded) for the stream to end by itself, e.g. after a snapshot.
+func (r *Running) Wait(t testing.TB, timeout time.Duration) error {
+	t.Helper()
+	select {
+	case err := <-r.done:
+		r.done <- err
+		return err
+	case <-time.After(timeout):
+		t.Fatalf("stream did not end within %s", timeout)
+		return nil
+	}
+}
