@@ -69,6 +69,14 @@ func (s *faultState) TakeCutDoGet() (int64, bool) {
 	return s.cutRows, ok
 }
 
+func (s *faultState) RearmCutDoGet(n int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.cutSet {
+		s.cutRows, s.cutSet = n, true
+	}
+}
+
 // faultHooks adapts faultState to feapi.Hooks (JSON in, clear).
 type faultHooks struct {
 	*faultState

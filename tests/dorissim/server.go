@@ -234,6 +234,7 @@ func (s *Server) SetFaults(f Faults) {
 // ClearFaults removes every fault and ends any refusal early.
 func (s *Server) ClearFaults() {
 	s.faults.clear()
+	s.store.ClearForcedVisibleWaitTimeouts()
 	for _, l := range s.listeners {
 		l.reopen()
 	}

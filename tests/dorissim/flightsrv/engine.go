@@ -36,6 +36,8 @@ type Hooks interface {
 	TakeFailDoGet() bool
 	// TakeCutDoGet reports whether the next DoGet must be cut after n rows.
 	TakeCutDoGet() (n int64, ok bool)
+	// RearmCutDoGet puts back a cut that a row-less result did not use.
+	RearmCutDoGet(n int64)
 }
 
 // NopHooks injects nothing.
@@ -45,3 +47,6 @@ func (NopHooks) Latency() time.Duration      { return 0 }
 func (NopHooks) TakeFailGetFlightInfo() bool { return false }
 func (NopHooks) TakeFailDoGet() bool         { return false }
 func (NopHooks) TakeCutDoGet() (int64, bool) { return 0, false }
+
+// RearmCutDoGet does nothing.
+func (NopHooks) RearmCutDoGet(int64) {}

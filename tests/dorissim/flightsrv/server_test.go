@@ -55,6 +55,11 @@ func (h *testHooks) TakeCutDoGet() (int64, bool) {
 	h.cutSet = false
 	return h.cut, ok
 }
+func (h *testHooks) RearmCutDoGet(n int64) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.cut, h.cutSet = n, true
+}
 
 type env struct {
 	svc    *Service

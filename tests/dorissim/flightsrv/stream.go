@@ -57,8 +57,12 @@ func (s *Service) doGet(t *pb.Ticket, stream pb.FlightService_DoGetServer, onFE 
 	}
 	defer p.release()
 	cut := int64(-1)
-	if n, ok := s.cfg.Hooks.TakeCutDoGet(); ok {
+	// Results the FE answers itself (SET, USE) have no rows to cut; the
+	// fault waits for the next real result.
+	if n, ok := s.cfg.Hooks.TakeCutDoGet(); ok && !onFE {
 		cut = n
+	} else if ok {
+		s.cfg.Hooks.RearmCutDoGet(n)
 	}
 	if err := s.streamRows(p, stream, cut); err != nil {
 		s.cfg.Logf("flight: DoGet of ticket %s: %v", handle, err)

@@ -38,6 +38,13 @@ func (s *Store) ForceVisibleWaitTimeouts(n int) {
 	s.mu.Unlock()
 }
 
+// ClearForcedVisibleWaitTimeouts drops forced 5101s that were not used yet.
+func (s *Store) ClearForcedVisibleWaitTimeouts() {
+	s.mu.Lock()
+	s.forced5101 = 0
+	s.mu.Unlock()
+}
+
 func (s *Store) takeForced5101() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
