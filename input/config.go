@@ -13,6 +13,8 @@ import (
 
 	"github.com/redpanda-data/benthos/v4/public/service"
 
+	"github.com/rpconnect-doris/rpconnect-doris/input/doris"
+
 	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
 )
 
@@ -122,7 +124,7 @@ func parseConnection(pc *service.ParsedConfig, c *Config) error {
 	if err != nil {
 		return err
 	}
-	if c.DB, c.Table, err = parseDBTable(ident); err != nil {
+	if c.DB, c.Table, err = doris.ParseTableIdentifier(ident); err != nil {
 		return fieldErr(fieldTableIdentifier, err)
 	}
 	if c.Username, err = reqString(pc, fieldUsername); err != nil {
@@ -181,7 +183,7 @@ func parseBinlog(pc *service.ParsedConfig, c *Config) error {
 		return err
 	}
 	if c.OffsetTable != "" {
-		if _, _, err := parseDBTable(c.OffsetTable); err != nil {
+		if _, _, err := doris.ParseTableIdentifier(c.OffsetTable); err != nil {
 			return fieldErr(fieldOffsetTable, err)
 		}
 	}
@@ -352,17 +354,6 @@ func checkPort(s string) error {
 		return fmt.Errorf("port %q is outside 1..65535", s)
 	}
 	return nil
-}
-
-// parseDBTable splits db.table; both parts must be non-empty and neither may
-// contain a dot, so catalog.db.table is rejected.
-func parseDBTable(s string) (db, table string, err error) {
-	parts := strings.Split(s, ".")
-	if len(parts) != 2 || parts[0] == "" || parts[1] == "" ||
-		strings.ContainsAny(s, " \t\r\n`") {
-		return "", "", fmt.Errorf("must be db.table; got %q", s)
-	}
-	return parts[0], parts[1], nil
 }
 
 var jdbcRe = regexp.MustCompile(`^jdbc:mysql://(\[[0-9A-Fa-f:.]+\]|[^:/?\s\[\]]+):([0-9]{1,5})(/[^/?\s]*)?(\?\S*)?$`)

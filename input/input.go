@@ -27,5 +27,12 @@ func newInput(pc *service.ParsedConfig, mgr *service.Resources) (service.BatchIn
 	if err != nil {
 		return nil, err
 	}
-	return service.AutoRetryNacksBatchedToggled(pc, r)
+	replay, err := pc.FieldBool(service.AutoRetryNacksToggleFieldName)
+	if err != nil {
+		return nil, err
+	}
+	if !replay {
+		return r, nil // the reader rewinds on nacks itself, and logs it
+	}
+	return withNackLogging(service.AutoRetryNacksBatched(r), r.log), nil
 }

@@ -258,7 +258,7 @@ func minIntLint(field string) string {
 }
 
 func dbTableLint(field string) string {
-	return `root = if !this.string().re_match("^[^.\\s]+\\.[^.\\s]+$") { [ ` +
+	return `root = if !this.string().re_match("^(` + "`(``|[^`])+`" + `|[^.\\s` + "`" + `]+)\\.(` + "`(``|[^`])+`" + `|[^.\\s` + "`" + `]+)$") { [ ` +
 		strconv.Quote(field+" must be db.table; got %q") + `.format(this.string()) ] }`
 }
 

@@ -186,7 +186,8 @@ func (c *Client) withRetry(ctx context.Context, op string, fn func(ctx context.C
 			return err
 		}
 		last = err
-		c.log.Warnf("Doris %s attempt %d/%d failed: %v", op, i+1, c.retries, err)
+		// The caller reports the incident once; each attempt is detail.
+		c.log.Debugf("Doris %s attempt %d/%d failed: %v", op, i+1, c.retries, err)
 	}
 	return fmt.Errorf("%s failed after %d attempts: %w", op, c.retries, last)
 }

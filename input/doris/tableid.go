@@ -12,7 +12,7 @@ import (
 // name without dots or backticks, or a backtick-quoted name with inner
 // backticks doubled (`my.db`.`t`).
 func ParseTableIdentifier(s string) (db, table string, err error) {
-	bad := fmt.Errorf("table_identifier must be db.table, got %q", s)
+	bad := fmt.Errorf("must be db.table (backtick-quote parts with dots), got %q", s)
 	db, rest, ok := identPart(s)
 	if !ok || !strings.HasPrefix(rest, ".") {
 		return "", "", bad

@@ -27,7 +27,7 @@ func TestParseTableIdentifier(t *testing.T) {
 			t.Errorf("accepted %q", bad)
 			continue
 		}
-		if !strings.HasPrefix(err.Error(), "table_identifier must be db.table, got ") {
+		if !strings.HasPrefix(err.Error(), "must be db.table (backtick-quote parts with dots), got ") {
 			t.Errorf("%q: message %q", bad, err)
 		}
 	}

@@ -87,7 +87,8 @@ func (c *Client) CurrentTimestamp(ctx context.Context) (Timestamp, error) {
 			return Timestamp{}, fmt.Errorf("Failed to resolve current Doris timestamp: %w", err)
 		}
 		last = err
-		c.log.Warnf("Doris current timestamp attempt %d/%d failed: %v", i+1, c.retries, err)
+		// The caller reports the incident once; each attempt is detail.
+		c.log.Debugf("Doris current timestamp attempt %d/%d failed: %v", i+1, c.retries, err)
 	}
 	return Timestamp{}, fmt.Errorf("Failed to resolve current Doris timestamp after %d attempts: %w", c.retries, last)
 }

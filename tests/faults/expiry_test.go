@@ -1,6 +1,7 @@
 package faults
 
 import (
+	"log/slog"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -37,9 +38,12 @@ var gapRe = regexp.MustCompile(`(\d+) seconds of changes`)
 // many seconds are gone and how to recover.
 func assertGapLogged(t *testing.T, logs *harness.LogCapture, maxGap time.Duration) {
 	t.Helper()
-	waitLogged(t, logs, 8, `seconds of changes`, 30*time.Second)
-	line := logs.Lines(8, "seconds of changes")[0].Text
+	waitLogged(t, logs, slog.LevelError, `seconds of changes`, 30*time.Second)
+	line := logs.Lines(slog.LevelError, "seconds of changes")[0].Text
 	m := gapRe.FindStringSubmatch(line)
+	if m == nil {
+		t.Fatalf("expiry error does not say how many seconds are gone: %s", line)
+	}
 	n, _ := strconv.Atoi(m[1])
 	if n < 1 || time.Duration(n)*time.Second > maxGap {
 		t.Fatalf("expiry error says %d seconds are gone, want 1..%s: %s", n, maxGap, line)

@@ -1,6 +1,7 @@
 package security
 
 import (
+	"log/slog"
 	"net"
 	"regexp"
 	"strings"
@@ -102,7 +103,7 @@ func deadAddr(t *testing.T) string {
 
 func errorLines(f *failure) string {
 	var b strings.Builder
-	for _, l := range f.logs.Lines(8, "") {
+	for _, l := range f.logs.Lines(slog.LevelError, "") {
 		b.WriteString(l.Text + "\n")
 	}
 	return b.String()

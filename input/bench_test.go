@@ -1,0 +1,143 @@
+package input
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	jcp "github.com/Jeffail/checkpoint"
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
+	"github.com/rpconnect-doris/rpconnect-doris/input/rowjson"
+)
+
+const benchBatchRows = 4096
+
+// benchRecord is a batch of the 12-column mixed table of the performance
+// measurements, plus the @incr hidden columns when binlog is set.
+func benchRecord(tb testing.TB, binlog bool) arrow.RecordBatch {
+	tb.Helper()
+	fields := []arrow.Field{
+		{Name: "id", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "user_id", Type: arrow.PrimitiveTypes.Int32, Nullable: true},
+		{Name: "status", Type: arrow.PrimitiveTypes.Int8, Nullable: true},
+		{Name: "name", Type: arrow.BinaryTypes.String, Nullable: true},
+		{Name: "note", Type: arrow.BinaryTypes.String, Nullable: true},
+		{Name: "score", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
+		{Name: "ratio", Type: arrow.PrimitiveTypes.Float32, Nullable: true},
+		{Name: "amount", Type: &arrow.Decimal128Type{Precision: 18, Scale: 2}, Nullable: true},
+		{Name: "balance", Type: &arrow.Decimal128Type{Precision: 38, Scale: 10}, Nullable: true},
+		{Name: "created", Type: &arrow.TimestampType{Unit: arrow.Microsecond}, Nullable: true},
+		{Name: "day", Type: arrow.FixedWidthTypes.Date32, Nullable: true},
+		{Name: "active", Type: arrow.FixedWidthTypes.Boolean, Nullable: true},
+	}
+	if binlog {
+		fields = append(fields,
+			arrow.Field{Name: "__DORIS_BINLOG_TSO__", Type: arrow.PrimitiveTypes.Int64},
+			arrow.Field{Name: "__DORIS_BINLOG_LSN__", Type: arrow.PrimitiveTypes.Int64},
+			arrow.Field{Name: "__DORIS_BINLOG_OP__", Type: arrow.PrimitiveTypes.Int8})
+	}
+	b := array.NewRecordBuilder(memory.DefaultAllocator, arrow.NewSchema(fields, nil))
+	defer b.Release()
+	base := time.Date(2025, 10, 9, 8, 53, 20, 0, time.UTC)
+	tso := base.UnixMilli() << 18
+	for i := range benchBatchRows {
+		b.Field(0).(*array.Int64Builder).Append(int64(i) + 1_000_000)
+		b.Field(1).(*array.Int32Builder).Append(int32(i * 7919))
+		b.Field(2).(*array.Int8Builder).Append(int8(i % 5))
+		b.Field(3).(*array.StringBuilder).Append(fmt.Sprintf("customer-%06d", i*31%1_000_000))
+		b.Field(4).(*array.StringBuilder).Append(fmt.Sprintf("order for \"%d\" — café", i))
+		b.Field(5).(*array.Float64Builder).Append(float64(i) * 1.25)
+		b.Field(6).(*array.Float32Builder).Append(float32(i%1000) / 1024)
+		b.Field(7).(*array.Decimal128Builder).Append(decimal128.FromI64(int64(i) * 12345))
+		b.Field(8).(*array.Decimal128Builder).Append(decimal128.New(int64(i), uint64(i)*0x9e3779b97f4a7c15))
+		b.Field(9).(*array.TimestampBuilder).Append(arrow.Timestamp(base.Add(time.Duration(i) * time.Second).UnixMicro()))
+		b.Field(10).(*array.Date32Builder).Append(arrow.Date32(20000 + i%365))
+		b.Field(11).(*array.BooleanBuilder).Append(i%2 == 0)
+		if binlog {
+			b.Field(12).(*array.Int64Builder).Append(tso + int64(i/4))
+			b.Field(13).(*array.Int64Builder).Append(int64(i % 4))
+			b.Field(14).(*array.Int8Builder).Append(int8(i % 4))
+		}
+	}
+	return b.NewRecordBatch()
+}
+
+func benchConverter(tb testing.TB, binlog bool) (*rowConverter, arrow.RecordBatch) {
+	tb.Helper()
+	rec := benchRecord(tb, binlog)
+	rc := newRowConverter(&Config{DB: "shop", Table: "orders"}, rowjson.Options{Binlog: binlog})
+	if err := rc.bind(rec); err != nil {
+		tb.Fatal(err)
+	}
+	return rc, rec
+}
+
+// BenchmarkSnapshotMessage is the snapshot's per-row cost: JSON body plus
+// message and metadata.
+func BenchmarkSnapshotMessage(b *testing.B) {
+	rc, rec := benchConverter(b, false)
+	defer rec.Release()
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		if _, err := rc.snapshotMessage(i % benchBatchRows); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkBinlogMessage is the binlog's per-row cost: position, JSON body,
+// message and the ten metadata keys.
+func BenchmarkBinlogMessage(b *testing.B) {
+	rc, rec := benchConverter(b, true)
+	defer rec.Release()
+	w := &window{start: "2025-10-09 08:53:20", end: "2025-10-09 08:53:30"}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		row := i % benchBatchRows
+		pos, err := rc.binlogPos(row)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := rc.binlogMessage(row, pos, w); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkTrackerEmitAck tracks batches in the Jeffail checkpoint tracker
+// as emit does and resolves them in delivery order as acks do, keeping up to
+// four batches in flight.
+func BenchmarkTrackerEmitAck(b *testing.B) {
+	const inFlight, rows = 4, 4064
+	tr := jcp.NewCapped[checkpoint.State](int64(inFlight * rows))
+	ctx := context.Background()
+	pending := make([]func() *checkpoint.State, 0, inFlight)
+	st := checkpoint.State{Version: stateVersion, Table: "shop.orders", Phase: phaseBinlog}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		st.Seq = uint64(i)
+		resolve, err := tr.Track(ctx, st, rows)
+		if err != nil {
+			b.Fatal(err)
+		}
+		pending = append(pending, resolve)
+		if len(pending) == inFlight {
+			for _, r := range pending {
+				r()
+			}
+			pending = pending[:0]
+		}
+	}
+	for _, r := range pending {
+		r()
+	}
+	if n := tr.Pending(); n != 0 {
+		b.Fatalf("%d rows still pending", n)
+	}
+}
