@@ -1,0 +1,218 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/rpconnect-doris/rpconnect-doris/input/doris"
+)
+
+const pollInterval = time.Second
+
+// Table sizes of the issue; BENCH_SCALE (e.g. 0.02) shrinks them for a quick
+// trial of the suite itself.
+var (
+	snapshotRows   int64 = 1_000_000
+	narrowBig      int64 = 5_000_000
+	narrowSmall    int64 = 1_000_000
+	backlogChanges int64 = 1_000_000
+)
+
+func applyScale(t *testing.T) {
+	v := os.Getenv("BENCH_SCALE")
+	if v == "" {
+		return
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil || f <= 0 || f > 1 {
+		t.Fatalf("BENCH_SCALE=%q: want a number in (0, 1]", v)
+	}
+	for _, n := range []*int64{&snapshotRows, &narrowBig, &narrowSmall, &backlogChanges} {
+		*n = max(10, int64(float64(*n)*f)/10*10)
+	}
+}
+
+// results gathers the measurements of one run.
+type results struct {
+	snap, narrow5, narrow1, backlog procResult
+	snapBytes                       int64
+	mysql, raw, rawIncr             pathResult
+	backlogEvents                   int64
+	latency                         latencyResult
+}
+
+// TestBench is `make bench`: it seeds dorissim, measures every path in one
+// run and prints one table. Timings are reported, never asserted.
+func TestBench(t *testing.T) {
+	if os.Getenv("BENCH") != "1" {
+		t.Skip("set BENCH=1 (make bench) to run the benchmark suite")
+	}
+	applyScale(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Minute)
+	defer cancel()
+	s := startSim(t)
+	scanFrom := seedAll(t, ctx, s)
+	var r results
+	var err error
+	measure(t, "raw Flight DoGet", func() error {
+		r.raw, _, err = flightPath(ctx, s, fmt.Sprintf("SELECT * FROM `%s`.`mixed`", benchDB))
+		return err
+	})
+	measure(t, "MySQL protocol", func() error {
+		r.mysql, err = mysqlPath(ctx, s, "mixed", map[string]bool{"active": true})
+		return err
+	})
+	r.snapBytes = r.mysql.bytes
+	measure(t, "doris_binlog snapshot 1M mixed", func() error {
+		r.snap = runRPConnect(t, ctx, snapshotConfig(s, "mixed"), nil, nil)
+		return nil
+	})
+	measure(t, "doris_binlog snapshot 5M narrow", func() error {
+		r.narrow5 = runRPConnect(t, ctx, snapshotConfig(s, "narrow5m"), nil, nil)
+		return nil
+	})
+	measure(t, "doris_binlog snapshot 1M narrow", func() error {
+		r.narrow1 = runRPConnect(t, ctx, snapshotConfig(s, "narrow1m"), nil, nil)
+		return nil
+	})
+	measure(t, "binlog backlog", func() error {
+		r.backlogEvents, r.rawIncr, r.backlog, err = runBacklog(t, ctx, s, scanFrom)
+		return err
+	})
+	measure(t, "commit-to-output latency", func() error {
+		r.latency = measureLatency(t, ctx, s, "lat", 20*time.Second)
+		if len(r.latency.lat) == 0 {
+			return fmt.Errorf("no events received of %d written", r.latency.written)
+		}
+		return nil
+	})
+	fmt.Println()
+	fmt.Print(renderTable(r.rows()))
+}
+
+func measure(t *testing.T, name string, fn func() error) {
+	t.Helper()
+	start := time.Now()
+	if err := fn(); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	t.Logf("%s: done in %v", name, time.Since(start).Round(time.Millisecond))
+}
+
+// seedAll creates and loads every table and returns the scan_timestamp that
+// precedes the backlog's changes.
+func seedAll(t *testing.T, ctx context.Context, s *sim) string {
+	t.Helper()
+	stmts := []string{
+		"CREATE DATABASE IF NOT EXISTS " + benchDB,
+		mixedDDL("mixed", false), narrowDDL("narrow5m"), narrowDDL("narrow1m"),
+		mixedDDL("backlog", true), mixedDDL("lat", true),
+	}
+	for _, st := range stmts {
+		if err := s.exec(ctx, st); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var scanFrom string
+	steps := []struct {
+		name string
+		fn   func() error
+	}{
+		{"seed mixed 1M", func() error { return s.loadRange(ctx, "mixed", 0, snapshotRows, 0, appendMixedRow, nil) }},
+		{"seed narrow 5M", func() error { return s.loadRange(ctx, "narrow5m", 0, narrowBig, 0, appendNarrowRow, nil) }},
+		{"seed narrow 1M", func() error { return s.loadRange(ctx, "narrow1m", 0, narrowSmall, 0, appendNarrowRow, nil) }},
+		{"seed backlog 1M changes", func() error {
+			var err error
+			if scanFrom, err = s.now(ctx); err != nil {
+				return err
+			}
+			return s.seedBacklog(ctx, "backlog")
+		}},
+	}
+	for _, st := range steps {
+		measure(t, st.name, st.fn)
+	}
+	return scanFrom
+}
+
+func snapshotConfig(s *sim, table string) string {
+	return inputConfig(s, table, "scan_mode: snapshot", "max_parallel_snapshot_splits: 2") +
+		"output:\n  drop: {}\nhttp:\n  enabled: false\n" + quietTail
+}
+
+// runBacklog counts the backlog's events with a raw Flight read of the same
+// @incr window (the decode ceiling of the binlog path), then times the
+// binary from scan_timestamp until its binlog row counter reaches that count.
+func runBacklog(t *testing.T, ctx context.Context, s *sim, scanFrom string) (int64, pathResult, procResult, error) {
+	t.Helper()
+	time.Sleep(1100 * time.Millisecond) // the window end below must pass the last commit
+	end, err := s.now(ctx)
+	if err != nil {
+		return 0, pathResult{}, procResult{}, err
+	}
+	raw, _, err := flightPath(ctx, s, doris.IncrSQL(benchDB, "backlog", nil, scanFrom, end, "detail"))
+	if err != nil {
+		return 0, raw, procResult{}, err
+	}
+	addr := freePort(t)
+	cfg := inputConfig(s, "backlog", "scan_mode: from-timestamp", fmt.Sprintf("scan_timestamp: %q", scanFrom),
+		"binlog_increment_type: detail", "binlog_poll_interval: 1s", "checkpoint_cache: cp") +
+		"output:\n  drop: {}\n" + memoryCache +
+		fmt.Sprintf("http:\n  enabled: true\n  address: %s\nmetrics:\n  json_api: {}\n", addr) + quietTail
+	var got int64
+	res := runRPConnect(t, ctx, cfg, func() bool {
+		got = scrapeBinlogRows(addr)
+		return got >= raw.rows
+	}, nil)
+	if got < raw.rows {
+		return got, raw, res, fmt.Errorf("backlog: the input delivered %d of %d events", got, raw.rows)
+	}
+	return raw.rows, raw, res, nil
+}
+
+// rows turns the measurements into the table, with the issue's targets.
+func (r *results) rows() []row {
+	snapSecs := r.snap.wall.Seconds()
+	snapRate := perSec(snapshotRows, snapSecs)
+	mysqlRate := perSec(r.mysql.rows, r.mysql.wall.Seconds())
+	rawRate := perSec(r.raw.rows, r.raw.wall.Seconds())
+	backlogRate := perSec(r.backlogEvents, r.backlog.wall.Seconds())
+	rawIncrRate := perSec(r.rawIncr.rows, r.rawIncr.wall.Seconds())
+	p50, p99 := percentile(r.latency.lat, 50), percentile(r.latency.lat, 99)
+	rss5, rss1 := float64(r.narrow5.peakRSS), float64(r.narrow1.peakRSS)
+	cpuPerM := func(p procResult, events int64) float64 { return p.cpu.Seconds() / (float64(events) / 1e6) }
+	return []row{
+		info(fmt.Sprintf("a. doris_binlog snapshot, %s mixed rows", count(snapshotRows)), fmt.Sprintf("%s, %.1f MB/s JSON (%.2f s)", fmtRate(snapRate, "rows/s"), mb(r.snapBytes)/snapSecs, snapSecs)),
+		info("b. MySQL protocol + same JSON messages", fmtRate(mysqlRate, "rows/s")),
+		info("c. raw Flight DoGet, typed decode only", fmt.Sprintf("%s, %.1f MB/s Arrow", fmtRate(rawRate, "rows/s"), mb(r.raw.bytes)/r.raw.wall.Seconds())),
+		check("a/b (Flight path vs MySQL path)", fmt.Sprintf("%.2f", ratio(snapRate, mysqlRate)), ">= 5", ratio(snapRate, mysqlRate) >= 5),
+		check("a/c (conversion vs raw decode)", fmt.Sprintf("%.2f", ratio(snapRate, rawRate)), ">= 0.5", ratio(snapRate, rawRate) >= 0.5),
+		info("d. binlog backlog, detail mode", fmt.Sprintf("%s (%d events of %d changes)", fmtRate(backlogRate, "events/s"), r.backlogEvents, backlogChanges)),
+		info("   raw Flight DoGet of the same @incr window", fmtRate(rawIncrRate, "events/s")),
+		check("backlog vs snapshot, per event (d/a)", fmt.Sprintf("%.2f", ratio(backlogRate, snapRate)), ">= 1", backlogRate >= snapRate),
+		info("e. latency p50 (poll 1s, 20 txn/s)", fmt.Sprintf("%v (%d of %d events)", p50.Round(time.Millisecond), len(r.latency.lat), r.latency.written)),
+		check("e. latency p99", p99.Round(time.Millisecond).String(), "<= 1.5s", p99 <= pollInterval+500*time.Millisecond),
+		info(fmt.Sprintf("f. peak RSS, %s-row mixed snapshot", count(snapshotRows)), fmt.Sprintf("%.0f MB", mb(r.snap.peakRSS))),
+		info(fmt.Sprintf("f. peak RSS, %s-row narrow snapshot", count(narrowSmall)), fmt.Sprintf("%.0f MB", mb(r.narrow1.peakRSS))),
+		check(fmt.Sprintf("f. peak RSS, %s-row narrow snapshot", count(narrowBig)), fmt.Sprintf("%.0f MB", mb(r.narrow5.peakRSS)), "< 256 MB", r.narrow5.peakRSS < 256<<20),
+		check(fmt.Sprintf("f. peak RSS %s / %s (narrow)", count(narrowBig), count(narrowSmall)), fmt.Sprintf("%.2f", ratio(rss5, rss1)), "<= 1.25", ratio(rss5, rss1) <= 1.25),
+		info("g. CPU per 1M events, snapshot (user+sys)", fmt.Sprintf("%.2f s", cpuPerM(r.snap, snapshotRows))),
+		info("g. CPU per 1M events, backlog (user+sys)", fmt.Sprintf("%.2f s", cpuPerM(r.backlog, r.backlogEvents))),
+	}
+}
+
+// count prints a row count the way the issue does: 1M, 5M, 20k.
+func count(n int64) string {
+	switch {
+	case n >= 1e6 && n%1e5 == 0:
+		return strconv.FormatFloat(float64(n)/1e6, 'f', -1, 64) + "M"
+	case n >= 1e3 && n%100 == 0:
+		return strconv.FormatFloat(float64(n)/1e3, 'f', -1, 64) + "k"
+	default:
+		return strconv.FormatInt(n, 10)
+	}
+}
