@@ -3,22 +3,29 @@ package input
 import (
 	"context"
 	"time"
+
+	"github.com/rpconnect-doris/rpconnect-doris/input/doris"
 )
 
 // guardExpiry compares a window's start with binlog.ttl_seconds before it is
 // read. Doris itself silently starts detail and append_only reads at the first
 // retained change, so without this check an expired gap would go unnoticed.
-func (r *reader) guardExpiry(ctx context.Context, c *conn, w window) error {
+// now is the Doris time the window end was taken from, or nil to ask Doris.
+func (r *reader) guardExpiry(ctx context.Context, c *conn, w window, now *doris.Timestamp) error {
 	props, err := c.tableProperties(ctx, false)
 	if err != nil || props.TTLSeconds <= 0 {
 		// Without the TTL no gap can be computed; the read itself still
 		// fails loudly for min_delta.
 		return nil
 	}
-	ts, err := c.rest.CurrentTimestamp(ctx)
-	if err != nil {
-		return nil
+	if now == nil {
+		ts, err := c.rest.CurrentTimestamp(ctx)
+		if err != nil {
+			return nil
+		}
+		now = &ts
 	}
+	ts := *now
 	offset := zoneOffsetMs(ts)
 	startMs, ok := wallToMs(w.start, offset)
 	if !ok {

@@ -26,14 +26,15 @@ func (r *reader) runStream(g *generation, batcher *service.Batcher, st checkpoin
 	r.log.Infof("Binlog phase: reading %s changes from %s", r.conf.IncrementType, w.start)
 	lastTick := time.Time{}
 	for {
+		var now *doris.Timestamp // the Doris time the window end came from
 		if w.end == "" {
-			end, tick, err := r.nextWindowEnd(g.ctx, g.conn, w.start, lastTick)
+			ts, tick, err := r.nextWindowEnd(g.ctx, g.conn, w.start, lastTick)
 			if err != nil {
 				return err
 			}
-			w.end, lastTick = end, tick
+			w.end, lastTick, now = ts.Text, tick, &ts
 		}
-		if err := r.guardExpiry(g.ctx, g.conn, w); err != nil {
+		if err := r.guardExpiry(g.ctx, g.conn, w, now); err != nil {
 			return err
 		}
 		began := time.Now()
@@ -47,13 +48,13 @@ func (r *reader) runStream(g *generation, batcher *service.Batcher, st checkpoin
 
 // nextWindowEnd waits for the next poll tick and returns the current Doris
 // time once it has moved past start.
-func (r *reader) nextWindowEnd(ctx context.Context, c *conn, start string, lastTick time.Time) (string, time.Time, error) {
+func (r *reader) nextWindowEnd(ctx context.Context, c *conn, start string, lastTick time.Time) (doris.Timestamp, time.Time, error) {
 	bo := newRetryBackoff()
 	failing := false
 	for {
 		if wait := time.Until(lastTick.Add(r.conf.PollInterval)); wait > 0 {
 			if err := waitFor(ctx, wait); err != nil {
-				return "", lastTick, err
+				return doris.Timestamp{}, lastTick, err
 			}
 		}
 		lastTick = time.Now()
@@ -61,14 +62,14 @@ func (r *reader) nextWindowEnd(ctx context.Context, c *conn, start string, lastT
 		ts, err := c.rest.CurrentTimestamp(ctx)
 		if err != nil {
 			if ctx.Err() != nil {
-				return "", lastTick, ctx.Err()
+				return doris.Timestamp{}, lastTick, ctx.Err()
 			}
 			if !failing {
 				r.log.Warnf("Reading the current Doris time failed, retrying with backoff: %v", err)
 				failing = true
 			}
 			if err := waitFor(ctx, bo.next()); err != nil {
-				return "", lastTick, err
+				return doris.Timestamp{}, lastTick, err
 			}
 			continue
 		}
@@ -79,9 +80,9 @@ func (r *reader) nextWindowEnd(ctx context.Context, c *conn, start string, lastT
 		r.m.zoneOffsetMs.Store(zoneOffsetMs(ts))
 		switch cmp := compareWall(ts.Text, start); {
 		case cmp < 0:
-			return "", lastTick, fatalf("current Doris timestamp moved backwards from %s to %s", start, ts.Text)
+			return doris.Timestamp{}, lastTick, fatalf("current Doris timestamp moved backwards from %s to %s", start, ts.Text)
 		case cmp > 0:
-			return ts.Text, lastTick, nil
+			return ts, lastTick, nil
 		}
 	}
 }
