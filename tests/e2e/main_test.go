@@ -5,36 +5,11 @@ package e2e
 
 import (
 	"context"
-	"errors"
 	"testing"
 	"time"
 
-	"github.com/redpanda-data/benthos/v4/public/service"
-
 	"github.com/rpconnect-doris/rpconnect-doris/tests/harness"
 )
-
-// waitCheckpoint waits until the input has stored a checkpoint under key,
-// which for latest mode means its stream start is fixed.
-func waitCheckpoint(t *testing.T, r *harness.Running, key string) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		var found bool
-		err := r.Stream.Resources().AccessCache(context.Background(), "cp", func(c service.Cache) {
-			_, err := c.Get(context.Background(), key)
-			found = err == nil
-		})
-		if err != nil && !errors.Is(err, service.ErrKeyNotFound) {
-			t.Fatalf("reading cache: %v", err)
-		}
-		if found {
-			return
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	t.Fatalf("no checkpoint under %s after 30s", key)
-}
 
 func ctxTimeout(t *testing.T, d time.Duration) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), d)

@@ -52,7 +52,7 @@ func runModeCase(t *testing.T, srv *dorissim.Server, mode, typ string, seed uint
 	}
 	col := &harness.Collector{}
 	r := harness.RunStream(t, harness.StreamConfig{Input: harness.InputYAML(srv, "e2e."+table, extra...), Resources: harness.MemoryCache}, col)
-	waitCheckpoint(t, r, "doris_binlog_e2e_"+table)
+	harness.WaitCheckpoint(t, r, "doris_binlog_e2e_"+table)
 	if mode == "initial" {
 		col.WaitFor(t, 30*time.Second, "the snapshot", func(evs []harness.Event) bool { return len(evs) >= 20 })
 	}

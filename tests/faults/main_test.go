@@ -5,14 +5,11 @@ package faults
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/redpanda-data/benthos/v4/public/service"
 
 	"github.com/rpconnect-doris/rpconnect-doris/tests/dorissim"
 	"github.com/rpconnect-doris/rpconnect-doris/tests/harness"
@@ -59,29 +56,8 @@ func startLatest(t *testing.T, table string, extra ...string) *fixture {
 	f := newFixture(t, srv, table, harness.NewWorkload(srv, db, table, 7), &harness.Collector{})
 	in := harness.InputYAML(srv, db+"."+table, append([]string{"scan_mode: latest", "batch_size: 50"}, extra...)...)
 	f.run = harness.RunStream(t, harness.StreamConfig{Input: in, Resources: harness.MemoryCache, Logs: f.logs}, f.col)
-	waitCheckpoint(t, f.run, "doris_binlog_"+db+"_"+table)
+	harness.WaitCheckpoint(t, f.run, "doris_binlog_"+db+"_"+table)
 	return f
-}
-
-// waitCheckpoint waits until the input has stored a checkpoint under key.
-func waitCheckpoint(t *testing.T, r *harness.Running, key string) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		var found bool
-		err := r.Stream.Resources().AccessCache(context.Background(), "cp", func(c service.Cache) {
-			_, err := c.Get(context.Background(), key)
-			found = err == nil
-		})
-		if err != nil && !errors.Is(err, service.ErrKeyNotFound) {
-			t.Fatalf("reading cache: %v", err)
-		}
-		if found {
-			return
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	t.Fatalf("no checkpoint under %s after 30s", key)
 }
 
 // steps applies n workload transactions.

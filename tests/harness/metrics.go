@@ -7,7 +7,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/redpanda-data/benthos/v4/public/service"
 )
@@ -116,35 +115,14 @@ func (m *MetricsCapture) Close(context.Context) error { return nil }
 // RunStreamMetrics is RunStream with the stream's metrics sent to m.
 func RunStreamMetrics(t testing.TB, cfg StreamConfig, col *Collector, m *MetricsCapture) *Running {
 	t.Helper()
+	cfg.Metrics = m
+	return RunStream(t, cfg, col)
+}
+
+// metricsYAML registers m and returns the metrics config that feeds it.
+func (m *MetricsCapture) metricsYAML(t testing.TB) string {
 	id := fmt.Sprintf("capture-%d", captureSeq.Add(1))
 	captures.Store(id, m)
 	t.Cleanup(func() { captures.Delete(id) })
-	b := service.NewStreamBuilder()
-	if err := b.SetMetricsYAML("harness_capture:\n  id: " + id + "\n"); err != nil {
-		t.Fatalf("metrics: %v", err)
-	}
-	if cfg.Logs != nil {
-		b.SetLogger(cfg.Logs.Logger())
-	} else if err := b.SetLoggerYAML("level: NONE"); err != nil {
-		t.Fatal(err)
-	}
-	if cfg.Resources != "" {
-		if err := b.AddResourcesYAML(cfg.Resources); err != nil {
-			t.Fatalf("resources: %v", err)
-		}
-	}
-	if err := b.AddInputYAML(cfg.Input); err != nil {
-		t.Fatalf("input: %v", err)
-	}
-	if err := b.AddBatchConsumerFunc(col.Consume); err != nil {
-		t.Fatal(err)
-	}
-	s, err := b.Build()
-	if err != nil {
-		t.Fatalf("building stream: %v", err)
-	}
-	r := &Running{Stream: s, done: make(chan error, 1)}
-	go func() { r.done <- s.Run(context.Background()) }()
-	t.Cleanup(func() { _ = r.Stop(10 * time.Second) })
-	return r
+	return "harness_capture:\n  id: " + id + "\n"
 }

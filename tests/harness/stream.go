@@ -23,12 +23,13 @@ type Running struct {
 
 // StreamConfig is what RunStream builds.
 type StreamConfig struct {
-	Input     string      // YAML of the input, e.g. "doris_binlog:\n  fenodes: ..."
-	Resources string      // YAML of extra resources (cache_resources: ...)
-	Strict    bool        // error_handling strict: processor errors become nacks
-	LogLevel  string      // default NONE
-	Logs      *LogCapture // when set, receives every log record (LogLevel is ignored)
-	Processor string      // optional processor YAML
+	Input     string          // YAML of the input, e.g. "doris_binlog:\n  fenodes: ..."
+	Resources string          // YAML of extra resources (cache_resources: ...)
+	Strict    bool            // error_handling strict: processor errors become nacks
+	LogLevel  string          // default NONE
+	Logs      *LogCapture     // when set, receives every log record (LogLevel is ignored)
+	Metrics   *MetricsCapture // when set, receives the stream's metrics
+	Processor string          // optional processor YAML
 }
 
 // RunStream builds and starts a stream that delivers into col.
@@ -46,6 +47,11 @@ func RunStream(t testing.TB, cfg StreamConfig, col *Collector) *Running {
 		b.SetLogger(cfg.Logs.Logger())
 	} else if err := b.SetLoggerYAML("level: " + level); err != nil {
 		t.Fatal(err)
+	}
+	if cfg.Metrics != nil {
+		if err := b.SetMetricsYAML(cfg.Metrics.metricsYAML(t)); err != nil {
+			t.Fatalf("metrics: %v", err)
+		}
 	}
 	if cfg.Resources != "" {
 		if err := b.AddResourcesYAML(cfg.Resources); err != nil {
@@ -103,4 +109,26 @@ func (r *Running) Wait(t testing.TB, timeout time.Duration) error {
 		t.Fatalf("stream did not end within %s", timeout)
 		return nil
 	}
+}
+
+// WaitCheckpoint waits until the input has stored a checkpoint under key in
+// the cache "cp", which for latest mode means its stream start is fixed.
+func WaitCheckpoint(t testing.TB, r *Running, key string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		var found bool
+		err := r.Stream.Resources().AccessCache(context.Background(), "cp", func(c service.Cache) {
+			_, err := c.Get(context.Background(), key)
+			found = err == nil
+		})
+		if err != nil && !errors.Is(err, service.ErrKeyNotFound) {
+			t.Fatalf("reading cache: %v", err)
+		}
+		if found {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("no checkpoint under %s after 30s", key)
 }
