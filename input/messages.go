@@ -36,10 +36,24 @@ type rowConverter struct {
 	schema    *arrow.Schema
 	conv      *rowjson.Converter
 	arena     []byte
+
+	// Messages are shallow copies of templates that hold the metadata:
+	// Benthos shares a copied message's metadata until someone writes to it,
+	// so a snapshot row costs no metadata work and a binlog row only its
+	// three positional keys.
+	snapTmpl *service.Message
+	binTmpl  [4]*service.Message // per op code, for the window binWin
+	binWin   [2]string
 }
 
 func newRowConverter(conf *Config, opts rowjson.Options) *rowConverter {
-	return &rowConverter{db: conf.DB, table: conf.Table, opts: opts}
+	rc := &rowConverter{db: conf.DB, table: conf.Table, opts: opts}
+	rc.snapTmpl = service.NewMessage(nil)
+	rc.snapTmpl.MetaSetMut(metaOperation, "read")
+	rc.snapTmpl.MetaSetMut(metaDatabase, rc.db)
+	rc.snapTmpl.MetaSetMut(metaTable, rc.table)
+	rc.snapTmpl.MetaSetMut(metaPhase, phaseSnapshot)
+	return rc
 }
 
 func (rc *rowConverter) bind(rec arrow.RecordBatch) error {
@@ -71,11 +85,8 @@ func (rc *rowConverter) snapshotMessage(row int) (*service.Message, error) {
 	if err != nil {
 		return nil, err
 	}
-	msg := service.NewMessage(b)
-	msg.MetaSetMut(metaOperation, "read")
-	msg.MetaSetMut(metaDatabase, rc.db)
-	msg.MetaSetMut(metaTable, rc.table)
-	msg.MetaSetMut(metaPhase, phaseSnapshot)
+	msg := rc.snapTmpl.Copy()
+	msg.SetBytes(b)
 	return msg, nil
 }
 
@@ -94,16 +105,39 @@ func (rc *rowConverter) binlogMessage(row int, pos checkpoint.RowPos, w *window)
 	if err != nil {
 		return nil, err
 	}
-	msg := service.NewMessage(b)
-	msg.MetaSetMut(metaOperation, opNames[pos.Op])
-	msg.MetaSetMut(metaDatabase, rc.db)
-	msg.MetaSetMut(metaTable, rc.table)
-	msg.MetaSetMut(metaPhase, phaseBinlog)
-	msg.MetaSetMut(metaOp, int64(pos.Op))
+	if pos.Op < 0 || int(pos.Op) >= len(opNames) {
+		return nil, fmt.Errorf("binlog row %d of %s.%s: operation %d out of range", row, rc.db, rc.table, pos.Op)
+	}
+	msg := rc.binlogTemplate(pos.Op, w).Copy()
+	msg.SetBytes(b)
+	// The template already holds these keys, so the copied map is allocated
+	// at its final size and never grows.
 	msg.MetaSetMut(metaTSO, pos.TSO)
 	msg.MetaSetMut(metaLSN, pos.LSN)
 	msg.MetaSetMut(metaCommitTS, pos.TSO>>18)
-	msg.MetaSetMut(metaWindowStart, w.start)
-	msg.MetaSetMut(metaWindowEnd, w.end)
 	return msg, nil
+}
+
+// binlogTemplate holds every binlog metadata key with the values shared by
+// the rows of one op code in window w; the positional keys are placeholders.
+func (rc *rowConverter) binlogTemplate(op int8, w *window) *service.Message {
+	if rc.binWin != [2]string{w.start, w.end} {
+		rc.binTmpl, rc.binWin = [4]*service.Message{}, [2]string{w.start, w.end}
+	}
+	if t := rc.binTmpl[op]; t != nil {
+		return t
+	}
+	t := service.NewMessage(nil)
+	t.MetaSetMut(metaOperation, opNames[op])
+	t.MetaSetMut(metaDatabase, rc.db)
+	t.MetaSetMut(metaTable, rc.table)
+	t.MetaSetMut(metaPhase, phaseBinlog)
+	t.MetaSetMut(metaOp, int64(op))
+	t.MetaSetMut(metaTSO, int64(0))
+	t.MetaSetMut(metaLSN, int64(0))
+	t.MetaSetMut(metaCommitTS, int64(0))
+	t.MetaSetMut(metaWindowStart, w.start)
+	t.MetaSetMut(metaWindowEnd, w.end)
+	rc.binTmpl[op] = t
+	return t
 }

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
+	"syscall"
 	"testing"
 	"time"
 
@@ -43,6 +45,9 @@ type results struct {
 	mysql, raw, rawIncr             pathResult
 	backlogEvents                   int64
 	latency                         latencyResult
+	// CPU of the test process (in-process paths) and of dorissim, per path.
+	mysqlCPU, rawCPU                   time.Duration
+	simSnapCPU, simMySQLCPU, simRawCPU time.Duration
 }
 
 // TestBench is `make bench`: it seeds dorissim, measures every path in one
@@ -59,16 +64,22 @@ func TestBench(t *testing.T) {
 	var r results
 	var err error
 	measure(t, "raw Flight DoGet", func() error {
-		r.raw, _, err = flightPath(ctx, s, fmt.Sprintf("SELECT * FROM `%s`.`mixed`", benchDB))
+		r.rawCPU, r.simRawCPU = cpuOf(t, s, func() {
+			r.raw, _, err = flightPath(ctx, s, fmt.Sprintf("SELECT * FROM `%s`.`mixed`", benchDB))
+		})
 		return err
 	})
 	measure(t, "MySQL protocol", func() error {
-		r.mysql, err = mysqlPath(ctx, s, "mixed", map[string]bool{"active": true})
+		r.mysqlCPU, r.simMySQLCPU = cpuOf(t, s, func() {
+			r.mysql, err = mysqlPath(ctx, s, "mixed", map[string]bool{"active": true})
+		})
 		return err
 	})
 	r.snapBytes = r.mysql.bytes
 	measure(t, "doris_binlog snapshot 1M mixed", func() error {
-		r.snap = runRPConnect(t, ctx, snapshotConfig(s, "mixed"), nil, nil)
+		_, r.simSnapCPU = cpuOf(t, s, func() {
+			r.snap = runRPConnect(t, ctx, snapshotConfig(s, "mixed"), nil, nil)
+		})
 		return nil
 	})
 	measure(t, "doris_binlog snapshot 5M narrow", func() error {
@@ -92,6 +103,23 @@ func TestBench(t *testing.T) {
 	})
 	fmt.Println()
 	fmt.Print(renderTable(r.rows()))
+}
+
+// cpuOf runs fn and returns the user+sys CPU it cost this process and the
+// simulator.
+func cpuOf(t *testing.T, s *sim, fn func()) (self, server time.Duration) {
+	t.Helper()
+	self0, sim0 := selfCPU(t), s.cpu(t)
+	fn()
+	return selfCPU(t) - self0, s.cpu(t) - sim0
+}
+
+func selfCPU(t *testing.T) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		t.Fatalf("getrusage: %v", err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func measure(t *testing.T, name string, fn func() error) {
@@ -162,7 +190,10 @@ func runBacklog(t *testing.T, ctx context.Context, s *sim, scanFrom string) (int
 	cfg := inputConfig(s, "backlog", "scan_mode: from-timestamp", fmt.Sprintf("scan_timestamp: %q", scanFrom),
 		"binlog_increment_type: detail", "binlog_poll_interval: 1s", "checkpoint_cache: cp") +
 		"output:\n  drop: {}\n" + memoryCache +
-		fmt.Sprintf("http:\n  enabled: true\n  address: %s\nmetrics:\n  json_api: {}\n", addr) + quietTail
+		fmt.Sprintf("http:\n  enabled: true\n  address: %s\n  debug_endpoints: true\nmetrics:\n  json_api: {}\n", addr) + quietTail
+	if dir := os.Getenv("BENCH_PPROF"); dir != "" {
+		go captureProfile(t, addr, filepath.Join(dir, "backlog.pprof"))
+	}
 	var got int64
 	res := runRPConnect(t, ctx, cfg, func() bool {
 		got = scrapeBinlogRows(addr)
@@ -200,6 +231,10 @@ func (r *results) rows() []row {
 		info(fmt.Sprintf("f. peak RSS, %s-row narrow snapshot", count(narrowSmall)), fmt.Sprintf("%.0f MB", mb(r.narrow1.peakRSS))),
 		check(fmt.Sprintf("f. peak RSS, %s-row narrow snapshot", count(narrowBig)), fmt.Sprintf("%.0f MB", mb(r.narrow5.peakRSS)), "< 256 MB", r.narrow5.peakRSS < 256<<20),
 		check(fmt.Sprintf("f. peak RSS %s / %s (narrow)", count(narrowBig), count(narrowSmall)), fmt.Sprintf("%.2f", ratio(rss5, rss1)), "<= 1.25", ratio(rss5, rss1) <= 1.25),
+		info("   client CPU per 1M rows: a / b / c", fmt.Sprintf("%.2f s / %.2f s / %.2f s",
+			cpuPerM(r.snap, snapshotRows), r.mysqlCPU.Seconds()/(float64(r.mysql.rows)/1e6), r.rawCPU.Seconds()/(float64(r.raw.rows)/1e6))),
+		info("   dorissim CPU per 1M rows: a / b / c", fmt.Sprintf("%.2f s / %.2f s / %.2f s",
+			r.simSnapCPU.Seconds()/(float64(snapshotRows)/1e6), r.simMySQLCPU.Seconds()/(float64(r.mysql.rows)/1e6), r.simRawCPU.Seconds()/(float64(r.raw.rows)/1e6))),
 		info("g. CPU per 1M events, snapshot (user+sys)", fmt.Sprintf("%.2f s", cpuPerM(r.snap, snapshotRows))),
 		info("g. CPU per 1M events, backlog (user+sys)", fmt.Sprintf("%.2f s", cpuPerM(r.backlog, r.backlogEvents))),
 	}

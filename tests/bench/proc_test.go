@@ -209,3 +209,23 @@ func inputConfig(s *sim, table string, extra ...string) string {
 
 const quietTail = "logger:\n  level: WARN\n"
 const memoryCache = "cache_resources:\n  - label: cp\n    memory:\n      compaction_interval: \"\"\n"
+
+// captureProfile saves a 4 s CPU profile of the binary (BENCH_PPROF=dir),
+// taken once it has started reading; failures are only logged.
+func captureProfile(t *testing.T, addr, path string) {
+	time.Sleep(1500 * time.Millisecond)
+	c := http.Client{Timeout: 30 * time.Second}
+	resp, err := c.Get("http://" + addr + "/debug/pprof/profile?seconds=4")
+	if err != nil {
+		t.Logf("CPU profile: %v", err)
+		return
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err == nil {
+		err = os.WriteFile(path, data, 0o644)
+	}
+	if err != nil {
+		t.Logf("CPU profile: %v", err)
+	}
+}

@@ -158,3 +158,13 @@ func (s *sim) noRedirect() *http.Client {
 	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	return &c
 }
+
+// cpu is the simulator's user+sys CPU so far.
+func (s *sim) cpu(t *testing.T) time.Duration {
+	t.Helper()
+	d, err := procCPU(s.cmd.Process.Pid)
+	if err != nil {
+		t.Fatalf("CPU of dorissim: %v", err)
+	}
+	return d
+}

@@ -27,6 +27,9 @@ type Result struct {
 
 	static [][]any // rows of results the simulator answers itself
 
+	rows storage.RowIter // rows read straight from storage (directRead)
+	proj []int           // source column of each result column; nil = as is
+
 	iter   sql.RowIter
 	ctx    *sql.Context
 	sess   *Session
@@ -50,6 +53,9 @@ func (r *Result) Next() ([]any, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
+	if r.rows != nil {
+		return r.nextStored()
+	}
 	if r.iter == nil {
 		if len(r.static) == 0 {
 			return nil, io.EOF
@@ -67,6 +73,25 @@ func (r *Result) Next() ([]any, error) {
 		return nil, err
 	}
 	return r.normalize(row)
+}
+
+func (r *Result) nextStored() ([]any, error) {
+	row, err := r.rows.Next()
+	if err != nil {
+		if err != io.EOF {
+			err = asStorageError(err)
+		}
+		r.err = err
+		return nil, err
+	}
+	if r.proj == nil {
+		return row, nil
+	}
+	out := make([]any, len(r.proj))
+	for i, p := range r.proj {
+		out[i] = row[p]
+	}
+	return out, nil
 }
 
 func (r *Result) nextGMS() (sql.Row, error) {
@@ -128,6 +153,9 @@ func (r *Result) Close() error {
 		return nil
 	}
 	r.closed = true
+	if r.rows != nil {
+		return r.rows.Close()
+	}
 	if r.iter == nil {
 		return nil
 	}

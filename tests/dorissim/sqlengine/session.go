@@ -50,6 +50,14 @@ func (s *Session) Query(ctx context.Context, query string) (*Result, error) {
 		}
 		return res, nil
 	}
+	res, handled, err = s.directRead(gctx, body)
+	if handled {
+		if err != nil {
+			return nil, asStorageError(err)
+		}
+		s.open = res
+		return res, nil
+	}
 	withLiterals, err := rewriteCollectionLiterals(body)
 	if err != nil {
 		return nil, asStorageError(errSyntax("%v", err))
