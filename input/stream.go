@@ -52,7 +52,7 @@ func (r *reader) nextWindowEnd(ctx context.Context, c *conn, start string, lastT
 	bo := newRetryBackoff()
 	failing := false
 	for {
-		if wait := time.Until(lastTick.Add(r.conf.PollInterval)); wait > 0 {
+		if wait := time.Until(nextTick(lastTick, r.conf.PollInterval)); wait > 0 {
 			if err := waitFor(ctx, wait); err != nil {
 				return doris.Timestamp{}, lastTick, err
 			}
@@ -126,12 +126,36 @@ func (r *reader) readWindow(g *generation, batcher *service.Batcher, w *window) 
 	sql := doris.IncrSQL(r.conf.DB, r.conf.Table, r.conf.ReadFields, w.start, w.end, r.conf.IncrementType)
 	r.log.Debugf("Reading binlog window [%s, %s) of %s.%s", w.start, w.end, r.conf.DB, r.conf.Table)
 	cb := newWindowBatcher(r, g, batcher, w)
+	defer cb.close()
 	if err := fc.Query(qctx, sql, cb.record); err != nil {
 		return fmt.Errorf("binlog window [%s, %s): %w", w.start, w.end, err)
 	}
-	if err := cb.flush(); err != nil {
+	if err := cb.finish(); err != nil {
 		return err
 	}
 	done := checkpoint.State{Version: stateVersion, Table: r.conf.DB + "." + r.conf.Table, Phase: phaseBinlog, WindowStart: w.end}
 	return r.emit(g, batcher, nil, done)
 }
+
+// tickSlack is how long after a whole second a poll runs.
+const tickSlack = 30 * time.Millisecond
+
+// nextTick is the first moment, at least interval after last, that lies just
+// after a whole second. Window ends are Doris seconds (floored), so a poll
+// right after a second boundary closes the window as soon as its last second
+// has passed; a poll at x.95 would leave commits of that second waiting one
+// more interval. The alignment uses the local clock: a skew from the FE's
+// only costs latency, never correctness.
+func nextTick(last time.Time, interval time.Duration) time.Time {
+	t := last.Add(interval)
+	aligned := t.Truncate(time.Second).Add(tickSlack)
+	// Ticks run a little late, so last+interval usually lies just past the
+	// aligned moment of its own second; that moment still counts.
+	if aligned.Before(t.Add(-tickTolerance)) {
+		aligned = aligned.Add(time.Second)
+	}
+	return aligned
+}
+
+// tickTolerance is how much sooner than last+interval a tick may run.
+const tickTolerance = 200 * time.Millisecond

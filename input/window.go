@@ -16,7 +16,8 @@ type windowBatcher struct {
 	g       *generation
 	batcher *service.Batcher
 	w       *window
-	rc      *rowConverter
+	pool    *convPool
+	queue   []*convJob // submitted batches, oldest first
 	buf     []*service.Message
 	last    checkpoint.RowPos
 	ops     [4]int64
@@ -24,28 +25,46 @@ type windowBatcher struct {
 
 func newWindowBatcher(r *reader, g *generation, batcher *service.Batcher, w *window) *windowBatcher {
 	opts := rowjson.Options{Binlog: true, DatetimePrecision: r.datetimePrecision(g.conn)}
-	return &windowBatcher{r: r, g: g, batcher: batcher, w: w, rc: newRowConverter(r.conf, opts)}
+	newRC := func() *rowConverter { return newRowConverter(r.conf, opts) }
+	return &windowBatcher{r: r, g: g, batcher: batcher, w: w, pool: newConvPool(newRC, *w, w.last)}
 }
 
+// record hands a batch to the conversion pool and emits what is ready.
+// Waiting for the oldest batch once the queue is full is the back-pressure
+// that keeps a window's memory bounded.
 func (wb *windowBatcher) record(rec arrow.RecordBatch) error {
-	if err := wb.rc.bind(rec); err != nil {
-		return err
+	wb.queue = append(wb.queue, wb.pool.submit(rec))
+	for len(wb.queue) >= cap(wb.pool.jobs) {
+		if err := wb.absorbOldest(); err != nil {
+			return err
+		}
 	}
-	for i := 0; i < int(rec.NumRows()); i++ {
-		pos, err := wb.rc.binlogPos(i)
-		if err != nil {
+	return nil
+}
+
+// finish emits every converted batch left, then the buffered rows.
+func (wb *windowBatcher) finish() error {
+	for len(wb.queue) > 0 {
+		if err := wb.absorbOldest(); err != nil {
 			return err
 		}
-		if wb.w.last != nil && !wb.w.last.Less(pos) {
-			continue // delivered before a restart or retry
-		}
-		msg, err := wb.rc.binlogMessage(i, pos, wb.w)
-		if err != nil {
-			return err
-		}
+	}
+	return wb.flush()
+}
+
+// close stops the pool; queued batches are released by its workers.
+func (wb *windowBatcher) close() { wb.pool.close() }
+
+func (wb *windowBatcher) absorbOldest() error {
+	res := <-wb.queue[0].res
+	wb.queue = wb.queue[1:]
+	if res.err != nil {
+		return res.err
+	}
+	for i, msg := range res.msgs {
 		wb.buf = append(wb.buf, msg)
-		wb.last = pos
-		wb.ops[pos.Op]++
+		wb.last = res.pos[i]
+		wb.ops[res.pos[i].Op]++
 		if len(wb.buf) >= wb.r.maxRows {
 			if err := wb.flush(); err != nil {
 				return err
