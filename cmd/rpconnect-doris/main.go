@@ -19,6 +19,7 @@ var (
 )
 
 func main() {
+	tuneGC()
 	service.RunCLI(context.Background(),
 		service.CLIOptSetBinaryName("rpconnect-doris"),
 		service.CLIOptSetProductName("rpconnect-doris"),
