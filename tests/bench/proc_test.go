@@ -210,12 +210,13 @@ func inputConfig(s *sim, table string, extra ...string) string {
 const quietTail = "logger:\n  level: WARN\n"
 const memoryCache = "cache_resources:\n  - label: cp\n    memory:\n      compaction_interval: \"\"\n"
 
-// captureProfile saves a 4 s CPU profile of the binary (BENCH_PPROF=dir),
-// taken once it has started reading; failures are only logged.
+// captureProfile saves a 2 s CPU profile of the binary (BENCH_PPROF=dir),
+// taken once it has started reading (the backlog takes about 3 s); failures
+// are only logged.
 func captureProfile(t *testing.T, addr, path string) {
-	time.Sleep(1500 * time.Millisecond)
+	time.Sleep(500 * time.Millisecond)
 	c := http.Client{Timeout: 30 * time.Second}
-	resp, err := c.Get("http://" + addr + "/debug/pprof/profile?seconds=4")
+	resp, err := c.Get("http://" + addr + "/debug/pprof/profile?seconds=2")
 	if err != nil {
 		t.Logf("CPU profile: %v", err)
 		return

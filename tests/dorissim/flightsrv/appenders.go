@@ -91,10 +91,22 @@ func typed[T any](fn func(T) error) appender {
 
 func decimalAppender(t storage.Type, b array.Builder) (appender, error) {
 	scale := int32(t.Scale)
-	unscaled := func(d decimal.Decimal) *big.Int { return d.Shift(scale).BigInt() }
+	unscaled := func(d decimal.Decimal) *big.Int {
+		if d.Exponent() == -scale {
+			return d.Coefficient() // stored values already have the column's scale
+		}
+		return d.Shift(scale).BigInt()
+	}
 	switch db := b.(type) {
 	case *array.Decimal128Builder:
-		return typed(plain(func(d decimal.Decimal) { db.Append(decimal128.FromBigInt(unscaled(d))) })), nil
+		return typed(plain(func(d decimal.Decimal) {
+			u := unscaled(d)
+			if u.IsInt64() {
+				db.Append(decimal128.FromI64(u.Int64()))
+				return
+			}
+			db.Append(decimal128.FromBigInt(u))
+		})), nil
 	case *array.Decimal256Builder:
 		return typed(plain(func(d decimal.Decimal) { db.Append(decimal256.FromBigInt(unscaled(d))) })), nil
 	}
@@ -104,8 +116,12 @@ func decimalAppender(t storage.Type, b array.Builder) (appender, error) {
 func datetimeAppender(t storage.Type, b *array.TimestampBuilder) appender {
 	unit := timeUnit(t.Scale)
 	return typed(plain(func(v time.Time) {
-		// Doris sends the wall clock with no zone, so the zone is dropped.
-		wall := time.Date(v.Year(), v.Month(), v.Day(), v.Hour(), v.Minute(), v.Second(), v.Nanosecond(), time.UTC)
+		// Doris sends the wall clock with no zone, so the zone is dropped;
+		// stored values already are wall clocks in UTC.
+		wall := v
+		if v.Location() != time.UTC {
+			wall = time.Date(v.Year(), v.Month(), v.Day(), v.Hour(), v.Minute(), v.Second(), v.Nanosecond(), time.UTC)
+		}
 		var n int64
 		switch unit {
 		case arrow.Second:

@@ -12,7 +12,7 @@ import (
 // directRead answers the two reads that Doris's Flight clients send, a
 // snapshot split and an @incr window, straight from storage:
 //
-//	SELECT <cols> FROM <t>  TABLET(<ids>)
+//	SELECT <cols> FROM <t>  [TABLET(<ids>)]
 //	SELECT <cols>, __DORIS_BINLOG_TSO__, ... FROM <t>@incr(...) [ORDER BY TSO, LSN, OP]
 //
 // Doris serves these from columnar storage; running them row by row through
@@ -43,6 +43,7 @@ type directQuery struct {
 	cols      []string // "*" or column names, in output order
 	db, table string
 	incr      bool
+	all       bool     // no TABLET clause: every tablet
 	args      []string // TABLET ids, or @incr key/value pairs
 }
 
@@ -97,6 +98,9 @@ func (q directQuery) clause(sig []token, j int) (directQuery, bool) {
 		q.args, next, err = incrArgs(sig, j+3)
 	case j+1 < len(sig) && isWord(sig[j], "tablet") && isPunct(sig[j+1], "("):
 		q.args, next, err = tabletArgs(sig, j+2)
+	case j == len(sig):
+		q.all = true
+		return q, true
 	default:
 		return q, false
 	}
@@ -129,7 +133,10 @@ func (s *Session) directTablets(db string, q directQuery) (*Result, bool, error)
 	if err != nil {
 		return nil, false, nil // GMS reports it the usual way
 	}
-	ids := make([]int64, len(q.args))
+	var ids []int64 // nil: every tablet
+	if !q.all {
+		ids = make([]int64, len(q.args))
+	}
 	for i, a := range q.args {
 		if ids[i], err = strconv.ParseInt(a, 10, 64); err != nil {
 			return nil, false, nil

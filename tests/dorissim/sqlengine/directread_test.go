@@ -57,6 +57,7 @@ func TestDirectReadMatchesGMS(t *testing.T) {
 	cases := []struct{ direct, viaGMS string }{
 		{"SELECT * FROM `d`.`t`  TABLET(" + tablets + ") ", "SELECT * FROM `d`.`t`  TABLET(" + tablets + ") WHERE 1 = 1"},
 		{"SELECT `v`, `k` FROM d.t TABLET(" + tablets + ")", "SELECT `v`, `k` FROM d.t TABLET(" + tablets + ") WHERE k >= 0"},
+		{"SELECT * FROM d.t", "SELECT * FROM d.t WHERE 1 = 1"},
 		{"SELECT *, __DORIS_BINLOG_TSO__, __DORIS_BINLOG_LSN__, __DORIS_BINLOG_OP__ FROM `d`.`t`" + incr + order,
 			"SELECT *, __DORIS_BINLOG_TSO__, __DORIS_BINLOG_LSN__, __DORIS_BINLOG_OP__ FROM `d`.`t`" + incr + " WHERE 1 = 1" + order},
 		{"SELECT `k`, __DORIS_BINLOG_OP__ FROM d.t" + incr, "SELECT `k`, __DORIS_BINLOG_OP__ FROM d.t" + incr + " WHERE 1 = 1" + order},
