@@ -6,22 +6,15 @@ package feapi
 import (
 	"context"
 
+	"github.com/rpconnect-doris/rpconnect-doris/tests/dorissim/session"
 	"github.com/rpconnect-doris/rpconnect-doris/tests/dorissim/storage"
 )
 
-// Result is a streaming statement result; an alias of an unnamed interface
-// so that one adapter satisfies every simulator server package.
-type Result = interface {
-	Columns() []storage.Column
-	Next() ([]any, error)
-	Close() error
-}
-
-// Session runs statements.
-type Session = interface {
-	Query(ctx context.Context, sql string) (Result, error)
-	Close()
-}
+// Result and Session are the simulator's shared statement interfaces.
+type (
+	Result  = session.Result
+	Session = session.Session
+)
 
 // Backend is what the FE HTTP API needs from the simulator.
 type Backend interface {

@@ -3,25 +3,16 @@
 package flightsrv
 
 import (
-	"context"
 	"time"
 
-	"github.com/rpconnect-doris/rpconnect-doris/tests/dorissim/storage"
+	"github.com/rpconnect-doris/rpconnect-doris/tests/dorissim/session"
 )
 
-// Result is a streaming statement result. It is an alias of an unnamed
-// interface so that one adapter satisfies every simulator server package.
-type Result = interface {
-	Columns() []storage.Column
-	Next() ([]any, error)
-	Close() error
-}
-
-// Session runs statements with per-session variables (time_zone, ...).
-type Session = interface {
-	Query(ctx context.Context, sql string) (Result, error)
-	Close()
-}
+// Result and Session are the simulator's shared statement interfaces.
+type (
+	Result  = session.Result
+	Session = session.Session
+)
 
 // Engine authenticates users and opens sessions.
 type Engine interface {
