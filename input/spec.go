@@ -306,7 +306,7 @@ Delivery is at least once. The position (snapshot tablets done, binlog window an
 
 The position is saved under ` + "`checkpoint_cache_key`" + ` and, first, under ` + "`<key>.bak`" + `, so a write torn by a crash leaves one intact copy. A checkpoint that cannot be read fails the input loudly instead of starting over.
 
-With ` + "`auto_replay_nacks: true`" + ` (default) Benthos retries rejected batches itself. With ` + "`auto_replay_nacks: false`" + ` a rejected (nacked) batch rewinds the input to the last committed checkpoint and everything after it is read again in order: nothing is lost, and the duplicates are bounded by what was in flight.
+With ` + "`auto_replay_nacks: true`" + ` (default) Benthos retries rejected batches itself. With ` + "`auto_replay_nacks: false`" + ` a rejected (nacked) batch rewinds the input to the last committed checkpoint and everything after it is read again in order: nothing is lost, and the duplicates are bounded by what was in flight. After a rewind the next batches are sent one at a time. In the snapshot phase the unit of progress is a split, so an output that rejects some batch of every split forever makes no progress; keep ` + "`auto_replay_nacks: true`" + ` for such outputs.
 
 == Binlog expiry
 
