@@ -3,8 +3,10 @@ package input
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
+	"github.com/rpconnect-doris/rpconnect-doris/input/doris"
 )
 
 const (
@@ -111,7 +113,7 @@ func (r *reader) freshPlan(ctx context.Context, c *conn) (*plan, error) {
 	case "snapshot":
 		st.Phase, p.snapshot = phaseSnapshot, true
 	case "initial":
-		ts, err := c.rest.CurrentTimestamp(ctx)
+		ts, err := r.nextWholeSecond(ctx, c)
 		if err != nil {
 			return nil, fmt.Errorf("resolving the stream start for initial mode: %w", err)
 		}
@@ -161,4 +163,29 @@ func (r *reader) commitStart(ctx context.Context, st *checkpoint.State) error {
 	}
 	r.committed = st
 	return nil
+}
+
+// nextWholeSecond waits for the Doris second after the current one and
+// returns it. Stream starts are whole seconds, so a start taken by flooring
+// "now" reaches back to the beginning of the current second: every commit of
+// that second before the snapshot would come again from the binlog. Starting
+// initial mode's binlog at the next boundary, and reading the snapshot only
+// after it, shrinks that overlap to the milliseconds between the boundary and
+// the snapshot read. A few attempts bound the wait if clocks disagree.
+func (r *reader) nextWholeSecond(ctx context.Context, c *conn) (doris.Timestamp, error) {
+	first, err := c.rest.CurrentTimestamp(ctx)
+	if err != nil {
+		return first, err
+	}
+	ts := first
+	for range 3 {
+		now := time.Now()
+		if err := waitFor(ctx, now.Truncate(time.Second).Add(time.Second+tickSlack).Sub(now)); err != nil {
+			return ts, err
+		}
+		if ts, err = c.rest.CurrentTimestamp(ctx); err != nil || compareWall(ts.Text, first.Text) > 0 {
+			return ts, err
+		}
+	}
+	return ts, nil
 }

@@ -151,3 +151,28 @@ func checkAppendOnly(t *testing.T, col *harness.Collector, mode string, from, to
 	}
 	checkPhases(t, evs, mode)
 }
+
+// TestInitialStartsAfterTheSnapshotSecond inserts rows and starts an initial
+// stream at once, in the same second: the binlog starts at the next whole
+// second, so those rows come once, from the snapshot, and not again as
+// binlog inserts.
+func TestInitialStartsAfterTheSnapshotSecond(t *testing.T) {
+	srv := harness.StartSim(t, dorissim.Config{})
+	harness.CreateTable(t, srv, "e2e", "overlap", harness.TableOpts{})
+	w := harness.NewWorkload(srv, "e2e", "overlap", 5)
+	if err := w.Insert(ctxTimeout(t, 30*time.Second), 20); err != nil {
+		t.Fatal(err)
+	}
+	col := &harness.Collector{}
+	harness.RunStream(t, harness.StreamConfig{Input: harness.InputYAML(srv, "e2e.overlap", "scan_mode: initial"), Resources: harness.MemoryCache}, col)
+	col.WaitFor(t, 30*time.Second, "the snapshot", func(evs []harness.Event) bool { return len(evs) >= 20 })
+	if err := w.Insert(ctxTimeout(t, 30*time.Second), 1); err != nil {
+		t.Fatal(err)
+	}
+	evs := col.WaitFor(t, 30*time.Second, "the later insert", func(evs []harness.Event) bool { return len(evs) >= 21 })
+	time.Sleep(1500 * time.Millisecond) // one more poll: nothing else may come
+	evs = col.Events()
+	if len(evs) != 21 || evs[20].Phase != "binlog" || fmt.Sprint(evs[20].Row["id"]) != "21" {
+		t.Fatalf("want 20 snapshot rows and one binlog insert of id 21, got %d events: %+v", len(evs), evs[len(evs)-1])
+	}
+}
