@@ -44,6 +44,11 @@ type rowConverter struct {
 	snapTmpl *service.Message
 	binTmpl  [4]*service.Message // per op code, for the window binWin
 	binWin   [2]string
+
+	// Every row of a transaction has the same TSO: its boxed metadata
+	// values are shared instead of allocated per row.
+	boxedTSO           int64
+	tsoValue, tsoMsVal any
 }
 
 func newRowConverter(conf *Config, opts rowjson.Options) *rowConverter {
@@ -112,9 +117,12 @@ func (rc *rowConverter) binlogMessage(row int, pos checkpoint.RowPos, w *window)
 	msg.SetBytes(b)
 	// The template already holds these keys, so the copied map is allocated
 	// at its final size and never grows.
-	msg.MetaSetMut(metaTSO, pos.TSO)
+	if pos.TSO != rc.boxedTSO || rc.tsoValue == nil {
+		rc.boxedTSO, rc.tsoValue, rc.tsoMsVal = pos.TSO, pos.TSO, pos.TSO>>18
+	}
+	msg.MetaSetMut(metaTSO, rc.tsoValue)
 	msg.MetaSetMut(metaLSN, pos.LSN)
-	msg.MetaSetMut(metaCommitTS, pos.TSO>>18)
+	msg.MetaSetMut(metaCommitTS, rc.tsoMsVal)
 	return msg, nil
 }
 
