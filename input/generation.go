@@ -32,6 +32,11 @@ type generation struct {
 	// in a fixed rhythm could meet the same batch every time.
 	serial int
 	acked  chan struct{}
+
+	// unacked counts batches handed out whose ack has not finished: the
+	// tracker slot resolves before the checkpoint is saved, so shutdown
+	// waits on this, not on the tracker.
+	unacked atomic.Int64
 }
 
 type readyBatch struct {
@@ -75,12 +80,13 @@ func (g *generation) stopProducer() {
 	<-g.done
 }
 
-// waitAcked blocks until every emitted batch is acked or ctx ends, so that a
-// graceful shutdown saves the position of everything that was delivered.
+// waitAcked blocks until the ack of every emitted batch has finished, its
+// checkpoint saved, or ctx ends, so that a graceful shutdown keeps the
+// position of everything that was delivered.
 func (g *generation) waitAcked(ctx context.Context) {
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
-	for g.tracker.Pending() > 0 && !g.stale.Load() {
+	for g.unacked.Load() > 0 && !g.stale.Load() {
 		select {
 		case <-ctx.Done():
 			return
@@ -115,7 +121,9 @@ func (r *reader) emit(g *generation, batcher *service.Batcher, msgs []*service.M
 		// slot is done, but its state waits for every earlier slot.
 		return r.commit(g.ctx, g, resolveOnce())
 	}
+	var finished sync.Once
 	ack := func(ctx context.Context, err error) error {
+		defer finished.Do(func() { g.unacked.Add(-1) })
 		defer g.signalAck()
 		if err != nil {
 			r.rewind(g)
@@ -123,10 +131,12 @@ func (r *reader) emit(g *generation, batcher *service.Batcher, msgs []*service.M
 		}
 		return r.commit(ctx, g, resolveOnce())
 	}
+	g.unacked.Add(1)
 	select {
 	case g.out <- readyBatch{batch: batch, ack: ack}:
 		return nil
 	case <-g.ctx.Done():
+		g.unacked.Add(-1)
 		return context.Cause(g.ctx)
 	}
 }
