@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -91,14 +92,11 @@ func TableState(t testing.TB, srv *dorissim.Server, db, table, key string, cols 
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	quoted := ""
+	quoted := make([]string, len(cols))
 	for i, c := range cols {
-		if i > 0 {
-			quoted += ", "
-		}
-		quoted += "`" + c + "`"
+		quoted[i] = QuoteIdent(c)
 	}
-	rows, err := srv.Query(ctx, fmt.Sprintf("SELECT %s FROM `%s`.`%s`", quoted, db, table))
+	rows, err := srv.Query(ctx, fmt.Sprintf("SELECT %s FROM %s.%s", strings.Join(quoted, ", "), QuoteIdent(db), QuoteIdent(table)))
 	if err != nil {
 		t.Fatalf("reading %s.%s: %v", db, table, err)
 	}
@@ -198,3 +196,6 @@ func DuplicatePositions(events []Event) int {
 	}
 	return n
 }
+
+// QuoteIdent quotes a Doris identifier, doubling any backtick in it.
+func QuoteIdent(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }

@@ -13,22 +13,22 @@ import (
 	"github.com/rpconnect-doris/rpconnect-doris/tests/harness"
 )
 
-// The names need backticks in SQL (hyphen), escaping in REST paths (non
-// ASCII) and care in string literals (both quote characters). Spaces and
-// backticks are not used: table_identifier rejects them.
+// The names need backticks in SQL (spaces, hyphen, a backtick that must be
+// doubled), escaping in REST paths (space, non-ASCII) and care in string
+// literals (both quote characters). table_identifier takes them
+// backtick-quoted, as in SQL.
 const (
-	oddDB    = "odd-db"
-	oddTable = "we'ird\"tâ-ble"
+	oddDB    = "odd db"
+	oddTable = "we'ird\"t`â-ble"
 )
 
-func quoteIdent(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }
 
 // TestQuotedIdentifiers streams a table with awkward names: every REST path,
 // SHOW CREATE TABLE, the snapshot and the @incr queries must quote them.
 func TestQuotedIdentifiers(t *testing.T) {
 	srv := harness.StartSim(t, dorissim.Config{})
-	full := quoteIdent(oddDB) + "." + quoteIdent(oddTable)
-	harness.Exec(t, srv, "CREATE DATABASE "+quoteIdent(oddDB),
+	full := harness.QuoteIdent(oddDB) + "." + harness.QuoteIdent(oddTable)
+	harness.Exec(t, srv, "CREATE DATABASE "+harness.QuoteIdent(oddDB),
 		"CREATE TABLE "+full+" (\n  `id` BIGINT NOT NULL,\n  `name` VARCHAR(64)\n) UNIQUE KEY(`id`)\nDISTRIBUTED BY HASH(`id`) BUCKETS 2\n"+
 			"PROPERTIES (\"replication_num\" = \"1\", \"binlog.enable\" = \"true\", \"binlog.format\" = \"ROW\", \"binlog.need_historical_value\" = \"true\")")
 	var vals []string
@@ -38,7 +38,7 @@ func TestQuotedIdentifiers(t *testing.T) {
 	harness.Exec(t, srv, "INSERT INTO "+full+" (`id`, `name`) VALUES "+strings.Join(vals, ", "))
 	time.Sleep(1100 * time.Millisecond)
 
-	in := inputYAML(srv.HTTPAddr(), fmt.Sprintf("%q", oddDB+"."+oddTable), "", "scan_mode: initial", "batch_size: 7")
+	in := inputYAML(srv.HTTPAddr(), fmt.Sprintf("%q", full), "", "scan_mode: initial", "batch_size: 7")
 	col := &harness.Collector{}
 	harness.RunStream(t, harness.StreamConfig{Input: in, Resources: harness.MemoryCache}, col)
 	col.WaitFor(t, 60*time.Second, "the snapshot", func(evs []harness.Event) bool { return len(evs) >= 20 })
