@@ -22,7 +22,6 @@ const (
 	oddTable = "we'ird\"t`â-ble"
 )
 
-
 // TestQuotedIdentifiers streams a table with awkward names: every REST path,
 // SHOW CREATE TABLE, the snapshot and the @incr queries must quote them.
 func TestQuotedIdentifiers(t *testing.T) {
