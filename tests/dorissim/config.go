@@ -25,7 +25,7 @@ type Config struct {
 type Faults struct {
 	FailGetFlightInfo       int           `json:"fail_get_flight_info"`
 	FailDoGet               int           `json:"fail_do_get"`
-	CutDoGetAfterRows       int           `json:"cut_do_get_after_rows"` // next DoGet stream is cut after N rows
+	CutDoGetAfterRows       int           `json:"cut_do_get_after_rows"` // the next DoGet stream that reaches N rows is cut there
 	TSOErrors               int           `json:"tso_errors"`            // next N /api/tso answer 500
 	Latency                 time.Duration `json:"-"`                     // JSON: "latency_ms"
 	IncrVisibleWaitTimeouts int           `json:"incr_visible_wait_timeouts"`

@@ -350,6 +350,10 @@ func TestFaults(t *testing.T) {
 		t.Fatalf("FailDoGet: %v", err)
 	}
 	e.hooks.cut, e.hooks.cutSet = 4, true
+	// A stream shorter than the cut passes whole and leaves the cut armed.
+	if _, recs, err := fetch(t, e, c, ctx, "ints 2"); err != nil || len(recs) == 0 || recs[0].NumRows() != 2 {
+		t.Fatalf("short stream under a cut: %v", err)
+	}
 	_, recs, err := fetch(t, e, c, ctx, "ints 10")
 	var n int64
 	for _, r := range recs {

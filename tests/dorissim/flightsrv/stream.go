@@ -68,6 +68,11 @@ func (s *Service) doGet(t *pb.Ticket, stream pb.FlightService_DoGetServer, onFE 
 		s.cfg.Logf("flight: DoGet of ticket %s: %v", handle, err)
 		return err
 	}
+	if cut >= 0 {
+		// The stream ended before reaching the cut, which therefore did not
+		// happen: it waits for a stream long enough to be cut.
+		s.cfg.Hooks.RearmCutDoGet(cut)
+	}
 	return nil
 }
 
