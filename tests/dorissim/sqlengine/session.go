@@ -82,13 +82,18 @@ func (s *Session) Query(ctx context.Context, query string) (*Result, error) {
 	return res, nil
 }
 
-// Detach hands the current result over to the caller: a later Query no
-// longer closes it. Flight results live on the BE until their ticket is
-// fetched, independent of what the FE session runs next.
+// Detach hands the current result over to the caller, so that a later
+// Query no longer closes it: Flight results live on the BE until their
+// ticket is fetched, independent of what the FE session runs next. Only
+// results read straight from storage can be handed over; a go-mysql-server
+// result finishes its statement on the session when it closes, and a GMS
+// session runs one statement at a time, so it stays tied to the session.
 func (s *Session) Detach() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.open = nil
+	if s.open != nil && s.open.iter == nil {
+		s.open = nil
+	}
 }
 
 // Close ends the session, rolling back an open transaction.
