@@ -4,7 +4,6 @@ import (
 	"context"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	jcp "github.com/Jeffail/checkpoint"
 	"github.com/redpanda-data/benthos/v4/public/service"
@@ -16,7 +15,6 @@ import (
 // ends, fails or is rewound by a nack. Acks of an old generation never move
 // the checkpoint of a newer one.
 type generation struct {
-	id      uint64
 	conn    *conn
 	ctx     context.Context
 	cancel  context.CancelCauseFunc
@@ -31,12 +29,12 @@ type generation struct {
 	// in flight when the output fails again; otherwise an output that fails
 	// in a fixed rhythm could meet the same batch every time.
 	serial int
-	acked  chan struct{}
 
 	// unacked counts batches handed out whose ack has not finished: the
-	// tracker slot resolves before the checkpoint is saved, so shutdown
-	// waits on this, not on the tracker.
+	// tracker slot resolves before the checkpoint is saved, so waits go by
+	// this, not by the tracker. acked is signalled after every decrement.
 	unacked atomic.Int64
+	acked   chan struct{}
 }
 
 type readyBatch struct {
@@ -49,10 +47,8 @@ type readyBatch struct {
 const serialBatchesAfterRewind = 8
 
 func (r *reader) startGeneration(c *conn, p *plan, afterRewind bool) *generation {
-	r.nextGen++
 	ctx, cancel := context.WithCancelCause(context.Background())
 	g := &generation{
-		id:      r.nextGen,
 		conn:    c,
 		ctx:     ctx,
 		cancel:  cancel,
@@ -80,19 +76,19 @@ func (g *generation) stopProducer() {
 	<-g.done
 }
 
-// waitAcked blocks until the ack of every emitted batch has finished, its
-// checkpoint saved, or ctx ends, so that a graceful shutdown keeps the
-// position of everything that was delivered.
-func (g *generation) waitAcked(ctx context.Context) {
-	tick := time.NewTicker(20 * time.Millisecond)
-	defer tick.Stop()
+// waitUnacked blocks until the ack of every handed-out batch has finished,
+// its checkpoint saved, or the generation was rewound, or ctx ends. A
+// graceful shutdown waits here so that it keeps the position of everything
+// that was delivered.
+func (g *generation) waitUnacked(ctx context.Context) error {
 	for g.unacked.Load() > 0 && !g.stale.Load() {
 		select {
+		case <-g.acked:
 		case <-ctx.Done():
-			return
-		case <-tick.C:
+			return context.Cause(ctx)
 		}
 	}
+	return nil
 }
 
 // emit registers msgs (possibly none) in the tracker under the state that
@@ -107,36 +103,37 @@ func (r *reader) emit(g *generation, batcher *service.Batcher, msgs []*service.M
 	if err != nil {
 		return err
 	}
-	var once sync.Once
-	resolveOnce := func() (out *checkpoint.State) {
-		once.Do(func() { out = resolve() })
-		return out
+	if len(msgs) == 0 {
+		// Nothing to deliver: the slot is done at once, but its state waits
+		// for every earlier slot.
+		return r.commit(g.ctx, g, resolve())
 	}
 	batch, err := r.applyBatchProcessors(g.ctx, batcher, msgs)
 	if err != nil {
 		return err
 	}
 	if len(batch) == 0 {
-		// Nothing to deliver (no rows, or processors dropped them all): the
-		// slot is done, but its state waits for every earlier slot.
-		return r.commit(g.ctx, g, resolveOnce())
+		return r.commit(g.ctx, g, resolve()) // the processors dropped every row
 	}
-	var finished sync.Once
-	ack := func(ctx context.Context, err error) error {
-		defer finished.Do(func() { g.unacked.Add(-1) })
-		defer g.signalAck()
-		if err != nil {
-			r.rewind(g)
-			return nil
-		}
-		return r.commit(ctx, g, resolveOnce())
+	// Benthos calls an AckFunc at least once; only the first call counts.
+	var once sync.Once
+	ack := func(ctx context.Context, err error) (ackErr error) {
+		once.Do(func() {
+			defer g.ackFinished()
+			if err != nil {
+				r.rewind(g)
+				return
+			}
+			ackErr = r.commit(ctx, g, resolve())
+		})
+		return ackErr
 	}
 	g.unacked.Add(1)
 	select {
 	case g.out <- readyBatch{batch: batch, ack: ack}:
 		return nil
 	case <-g.ctx.Done():
-		g.unacked.Add(-1)
+		g.ackFinished()
 		return context.Cause(g.ctx)
 	}
 }
@@ -148,17 +145,12 @@ func (g *generation) waitSerialTurn(n int) error {
 		return nil
 	}
 	g.serial--
-	for g.tracker.Pending() > 0 {
-		select {
-		case <-g.acked:
-		case <-g.ctx.Done():
-			return context.Cause(g.ctx)
-		}
-	}
-	return nil
+	return g.waitUnacked(g.ctx)
 }
 
-func (g *generation) signalAck() {
+// ackFinished counts a batch out and wakes whoever waits for acks.
+func (g *generation) ackFinished() {
+	g.unacked.Add(-1)
 	select {
 	case g.acked <- struct{}{}:
 	default:
@@ -196,17 +188,26 @@ func (r *reader) commit(ctx context.Context, g *generation, st *checkpoint.State
 	if r.committed != nil && sameState(r.committed, st) {
 		return nil
 	}
+	if err := r.persistLocked(ctx, st); err != nil {
+		return err
+	}
+	r.m.committed(st)
+	if r.pub != nil && st.Phase == phaseBinlog {
+		r.pub.offer(st.WindowStart)
+	}
+	return nil
+}
+
+// persistLocked saves st to the checkpoint cache (when there is one) and
+// makes it the committed state; commitMu is held.
+func (r *reader) persistLocked(ctx context.Context, st *checkpoint.State) error {
 	if r.store != nil {
-		cp := *st
+		cp := *st // Save stamps Seq and SavedAt on its argument
 		if err := r.store.Save(ctx, &cp); err != nil {
 			return err
 		}
 	}
 	r.committed = st
-	r.m.committed(st)
-	if r.pub != nil && st.Phase == phaseBinlog {
-		r.pub.offer(st.WindowStart)
-	}
 	return nil
 }
 

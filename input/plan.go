@@ -155,13 +155,9 @@ func phaseNames(p *plan) string {
 func (r *reader) commitStart(ctx context.Context, st *checkpoint.State) error {
 	r.commitMu.Lock()
 	defer r.commitMu.Unlock()
-	if r.store != nil {
-		cp := *st
-		if err := r.store.Save(ctx, &cp); err != nil {
-			return fmt.Errorf("saving the stream start to checkpoint_cache %s: %w", r.conf.CheckpointCache, err)
-		}
+	if err := r.persistLocked(ctx, st); err != nil {
+		return fmt.Errorf("saving the stream start to checkpoint_cache %s: %w", r.conf.CheckpointCache, err)
 	}
-	r.committed = st
 	return nil
 }
 

@@ -22,7 +22,7 @@ func (r *reader) produce(g *generation, p *plan) error {
 		}
 	}
 	if !p.stream {
-		g.waitAcked(g.ctx)
+		_ = g.waitUnacked(g.ctx)
 		return nil
 	}
 	return r.settle(g, r.runStream(g, batcher, st))
@@ -34,7 +34,7 @@ func (r *reader) settle(g *generation, err error) error {
 	if err == nil || errors.Is(err, errRewind) || g.ctx.Err() != nil {
 		return err
 	}
-	g.waitAcked(g.ctx)
+	_ = g.waitUnacked(g.ctx)
 	return err
 }
 

@@ -32,7 +32,6 @@ type reader struct {
 
 	mu      sync.Mutex
 	gen     *generation
-	nextGen uint64
 	fatal   error // sticky: a condition a reconnect cannot fix
 	rewound bool  // the last generation ended with a nack
 	pub     *offsetPublisher
@@ -170,7 +169,7 @@ func (r *reader) Close(ctx context.Context) error {
 	r.mu.Unlock()
 	if g != nil {
 		g.stopProducer()
-		g.waitAcked(ctx)
+		_ = g.waitUnacked(ctx) // bounded by Benthos's shutdown deadline
 		g.conn.close()
 	}
 	if r.pub != nil {
