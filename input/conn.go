@@ -49,6 +49,10 @@ func openConn(ctx context.Context, conf *Config, log *service.Logger) (*conn, er
 		if err := c.checkBinlogTable(ctx); err != nil {
 			return nil, err
 		}
+	} else if _, err := c.tableProperties(ctx, true); err != nil {
+		// A snapshot needs them only for DATETIME precision; without them
+		// the Arrow unit decides the digits.
+		log.Warnf("Reading SHOW CREATE TABLE failed, DATETIME values get the digits of their Arrow unit: %v", err)
 	}
 	if _, err := c.flightClient(ctx); err != nil {
 		return nil, err

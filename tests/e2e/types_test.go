@@ -56,3 +56,23 @@ func checkRow(t *testing.T, ev harness.Event, want map[string]string) {
 		}
 	}
 }
+
+// TestSnapshotDatetimePrecision: in snapshot mode too, DATETIME(p) has
+// exactly p fractional digits, which the Arrow unit (ms for p = 1..3) alone
+// cannot tell.
+func TestSnapshotDatetimePrecision(t *testing.T) {
+	srv := harness.StartSim(t, dorissim.Config{})
+	harness.Exec(t, srv, "CREATE DATABASE e2e",
+		"CREATE TABLE e2e.dt (k BIGINT NOT NULL, d2 DATETIME(2)) DUPLICATE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1",
+		"INSERT INTO e2e.dt VALUES (1, '2026-09-14 10:05:06.78')")
+	col := &harness.Collector{}
+	r := harness.RunStream(t, harness.StreamConfig{Input: harness.InputYAML(srv, "e2e.dt", "scan_mode: snapshot"), Resources: harness.MemoryCache}, col)
+	if err := r.Wait(t, 30*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	evs := col.Events()
+	if len(evs) != 1 {
+		t.Fatalf("%d rows", len(evs))
+	}
+	checkRow(t, evs[0], map[string]string{"d2": `"2026-09-14 10:05:06.78"`})
+}
