@@ -66,7 +66,7 @@ func TestExpiredWindowContinue(t *testing.T) {
 	f := newFixture(t, srv, "expiry_continue", w, &harness.Collector{})
 	logs, m, col := f.logs, &harness.MetricsCapture{}, f.col
 	in := harness.InputYAML(srv, db+".expiry_continue", "scan_mode: from-timestamp", "scan_timestamp: \""+start+"\"", "batch_size: 50")
-	harness.RunStreamMetrics(t, harness.StreamConfig{Input: in, Resources: harness.MemoryCache, Logs: logs}, col, m)
+	harness.RunStream(t, harness.StreamConfig{Input: in, Resources: harness.MemoryCache, Logs: logs, Metrics: m}, col)
 	assertGapLogged(t, logs, time.Since(began))
 	f.steps(t, 30)
 	want := harness.TableState(t, srv, db, "expiry_continue", "id", cols...)
@@ -98,7 +98,7 @@ func TestExpiredWindowFail(t *testing.T) {
 	logs, m, col := f.logs, &harness.MetricsCapture{}, f.col
 	in := harness.InputYAML(srv, db+".expiry_fail", "scan_mode: from-timestamp", "scan_timestamp: \""+start+"\"",
 		"batch_size: 50", "binlog_on_expired: fail")
-	r := harness.RunStreamMetrics(t, harness.StreamConfig{Input: in, Resources: harness.FileCache(dir), Logs: logs}, col, m)
+	r := harness.RunStream(t, harness.StreamConfig{Input: in, Resources: harness.FileCache(dir), Logs: logs, Metrics: m}, col)
 	assertGapLogged(t, logs, time.Since(began))
 	if err := w.Insert(ctxTimeout(t, time.Minute), 10); err != nil {
 		t.Fatal(err)

@@ -112,13 +112,6 @@ func (m *MetricsCapture) NewGaugeCtor(string, ...string) service.MetricsExporter
 // Close implements service.MetricsExporter.
 func (m *MetricsCapture) Close(context.Context) error { return nil }
 
-// RunStreamMetrics is RunStream with the stream's metrics sent to m.
-func RunStreamMetrics(t testing.TB, cfg StreamConfig, col *Collector, m *MetricsCapture) *Running {
-	t.Helper()
-	cfg.Metrics = m
-	return RunStream(t, cfg, col)
-}
-
 // metricsYAML registers m and returns the metrics config that feeds it.
 func (m *MetricsCapture) metricsYAML(t testing.TB) string {
 	id := fmt.Sprintf("capture-%d", captureSeq.Add(1))

@@ -56,7 +56,7 @@ func runFailing(t *testing.T, in, re string) *failure {
 // rerun is runFailing on f's existing cache.
 func (f *failure) rerun(t *testing.T, in, re string) *failure {
 	t.Helper()
-	f.run = harness.RunStreamMetrics(t, harness.StreamConfig{Input: in, Resources: harness.FileCache(f.dir), Logs: f.logs}, f.col, f.metrics)
+	f.run = harness.RunStream(t, harness.StreamConfig{Input: in, Resources: harness.FileCache(f.dir), Logs: f.logs, Metrics: f.metrics}, f.col)
 	pat := regexp.MustCompile(re)
 	deadline := time.Now().Add(45 * time.Second)
 	for !f.logged(t, pat) {
