@@ -30,15 +30,15 @@ func (b *backoff) next() time.Duration {
 // reading the same window again. It logs an incident once at warn level, and
 // then at most once a minute while it lasts.
 type windowRetry struct {
-	conf            *Config
-	log             *service.Logger
-	table           string
-	w               window
-	bo              backoff
-	waitStarted     time.Time // first visible-wait failure of this window
-	failures        int
-	lastLog         time.Time
-	waitSpent       bool // binlog_visible_wait_timeout ran out for this window
+	conf        *Config
+	log         *service.Logger
+	table       string
+	w           window
+	bo          backoff
+	waitStarted time.Time // first visible-wait failure of this window
+	failures    int
+	lastLog     time.Time
+	waitSpent   bool // binlog_visible_wait_timeout ran out for this window
 }
 
 func newWindowRetry(conf *Config, log *service.Logger, table string, w window) *windowRetry {

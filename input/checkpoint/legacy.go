@@ -12,13 +12,13 @@ const LegacyVersion = 1
 
 // legacyState is the version 1 layout, kept only to read it.
 type legacyState struct {
-	Version     int       `json:"version"`
-	Table       string    `json:"table"`
-	Phase       string    `json:"phase"`
-	StreamStart string    `json:"stream_start,omitempty"`
-	DoneTablets []int64   `json:"snapshot_done_tablets,omitempty"`
-	WindowStart string    `json:"window_start,omitempty"`
-	WindowEnd   string    `json:"window_end,omitempty"`
+	Version     int     `json:"version"`
+	Table       string  `json:"table"`
+	Phase       string  `json:"phase"`
+	StreamStart string  `json:"stream_start,omitempty"`
+	DoneTablets []int64 `json:"snapshot_done_tablets,omitempty"`
+	WindowStart string  `json:"window_start,omitempty"`
+	WindowEnd   string  `json:"window_end,omitempty"`
 	Last        *struct {
 		TSO int64 `json:"tso"`
 		LSN int64 `json:"lsn"`
