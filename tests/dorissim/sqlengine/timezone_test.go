@@ -167,3 +167,26 @@ func TestConfiguredTimeZone(t *testing.T) {
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
 func newStore() *storage.Store { return storage.New(storage.Options{}) }
+
+// TestColumnTimesInAGapFollowTheBE: UNIX_TIMESTAMP and CONVERT_TZ of a
+// column run on the BE (cctz), which puts a skipped local time on the
+// transition; the same text as a constant is folded by the FE (java.time),
+// which moves it later by the gap.
+func TestColumnTimesInAGapFollowTheBE(t *testing.T) {
+	eng, _ := newTestEngine(t, nil)
+	s := eng.NewSession("root")
+	defer s.Close()
+	mustExec(t, s, "CREATE DATABASE d")
+	mustExec(t, s, "CREATE TABLE d.t (k INT, dt DATETIME) DUPLICATE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1 "+
+		`PROPERTIES ("replication_num" = "1")`)
+	mustExec(t, s, "INSERT INTO d.t VALUES (1, '2026-03-29 02:30:00')")
+	mustExec(t, s, "SET time_zone = 'Europe/Berlin'")
+	transition := time.Date(2026, 3, 29, 1, 0, 0, 0, time.UTC)
+	cols, rows := mustRows(t, s, "SELECT UNIX_TIMESTAMP(dt), CONVERT_TZ(dt, 'Europe/Berlin', '+00:00'), "+
+		"UNIX_TIMESTAMP('2026-03-29 02:30:00') FROM d.t")
+	got := textRows(cols, rows)
+	want := []string{itoa(transition.Unix()), "2026-03-29 01:00:00", itoa(transition.Add(30 * time.Minute).Unix())}
+	if len(got) != 1 || strings.Join(got[0], "|") != strings.Join(want, "|") {
+		t.Errorf("got %v, want %v", got, want)
+	}
+}
