@@ -111,6 +111,10 @@ func TestSetTimeZoneStandardizesAndRejects(t *testing.T) {
 	if got := scalar(t, s, "SELECT UNIX_TIMESTAMP('2026-01-01 08:00:00')"); got != "1767225600" {
 		t.Errorf("CST is not Asia/Shanghai: %s", got)
 	}
+	mustExec(t, s, "SET time_zone = DEFAULT")
+	if got := scalar(t, s, "SELECT @@time_zone"); got != DefaultTimeZone {
+		t.Errorf("SET time_zone = DEFAULT: %s, want the configured %s", got, DefaultTimeZone)
+	}
 	for _, bad := range []string{"Mars/Olympus", "+15:00", "-12:30", "nowhere", "+8"} {
 		err := queryErr(t, s, "SET time_zone = '"+bad+"'")
 		if err.Code != 1298 || !strings.Contains(err.Message, "Unknown or incorrect time zone: '"+bad+"'") {
