@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 )
 
 // DeleteSignColumn is the hidden stream-load column whose value 1 deletes
@@ -39,6 +40,7 @@ type loadPlan struct {
 	target   []int // table column index per load column, -1 for the delete sign
 	set      []bool
 	mergeTyp string
+	now      time.Time // wall clock of the load, for CURRENT_TIMESTAMP defaults
 }
 
 // Load runs a stream load as one transaction. Any row that fails conversion
@@ -70,6 +72,7 @@ func (s *Store) runLoad(tx *Txn, db, table string, req LoadRequest) (LoadResult,
 	if err != nil {
 		return res, err
 	}
+	plan.now = s.WallClock(time.Local)
 	for n, raw := range req.Rows {
 		o, err := plan.rowOp(tt.t, raw)
 		if err != nil {
@@ -191,7 +194,10 @@ func (p *loadPlan) rowOp(t *table, raw []*string) (op, error) {
 	}
 	row := make([]any, len(p.cols))
 	for i, c := range p.cols {
-		d, _ := defaultValue(c)
+		d, err := DefaultAt(c, p.now)
+		if err != nil {
+			return op{}, fmt.Errorf("default of column %s: %w", c.Name, err)
+		}
 		row[i] = d
 	}
 	del := p.mergeTyp == MergeDelete
