@@ -112,6 +112,21 @@ func timestampDefaultPrecision(arg string) (int, error) {
 	return p, nil
 }
 
+// loadDefaults evaluates every column's default once for a load: a load is
+// one statement, so its CURRENT_TIMESTAMP is one value. Normalized values
+// are immutable, so rows may share them.
+func loadDefaults(cols []Column, wall time.Time) ([]any, error) {
+	out := make([]any, len(cols))
+	for i, c := range cols {
+		d, err := DefaultAt(c, wall)
+		if err != nil {
+			return nil, errorf("default of column %s: %v", c.Name, err)
+		}
+		out[i] = d
+	}
+	return out, nil
+}
+
 // WallClock is the store's current time (the physical part of the current
 // TSO, so never ahead of it) as a wall clock in loc.
 func (s *Store) WallClock(loc *time.Location) time.Time {

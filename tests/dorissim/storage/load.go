@@ -40,7 +40,7 @@ type loadPlan struct {
 	target   []int // table column index per load column, -1 for the delete sign
 	set      []bool
 	mergeTyp string
-	now      time.Time // wall clock of the load, for CURRENT_TIMESTAMP defaults
+	defaults []any // per table column, evaluated once at the load's time
 }
 
 // Load runs a stream load as one transaction. Any row that fails conversion
@@ -72,7 +72,9 @@ func (s *Store) runLoad(tx *Txn, db, table string, req LoadRequest) (LoadResult,
 	if err != nil {
 		return res, err
 	}
-	plan.now = s.WallClock(time.Local)
+	if plan.defaults, err = loadDefaults(cols, s.WallClock(time.Local)); err != nil {
+		return res, err
+	}
 	for n, raw := range req.Rows {
 		o, err := plan.rowOp(tt.t, raw)
 		if err != nil {
@@ -193,13 +195,7 @@ func (p *loadPlan) rowOp(t *table, raw []*string) (op, error) {
 		return op{}, fmt.Errorf("actual column number %d is not equal to schema column number %d", len(raw), len(p.target))
 	}
 	row := make([]any, len(p.cols))
-	for i, c := range p.cols {
-		d, err := DefaultAt(c, p.now)
-		if err != nil {
-			return op{}, fmt.Errorf("default of column %s: %w", c.Name, err)
-		}
-		row[i] = d
-	}
+	copy(row, p.defaults)
 	del := p.mergeTyp == MergeDelete
 	for i, idx := range p.target {
 		if idx < 0 {
