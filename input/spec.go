@@ -106,20 +106,16 @@ func selectionFields() []*service.ConfigField {
 		service.NewStringListField(fieldTables).
 			Description("Several tables to read, each `db.table` as in `table_identifier`. A listed table without row binlog stops the input (in modes with a binlog phase).").
 			Example([]string{"shop.orders", "shop.customers"}).
-			Optional().
-			LintRule(`root = this.enumerated().map_each(e -> if !e.value.string().re_match("` + dbTableRe + `") { ` +
-				strconv.Quote("tables entry %d must be db.table; got %q") + `.format(e.index, e.value.string()) } else { "" }).filter(m -> m != "")`),
+			Optional(),
 		service.NewStringListField(fieldInclude).
 			Description("Regular expressions (Go RE2 syntax) matched against each table's whole `db.table` name, as if anchored with `^...$`: every table that matches one of them, and no `exclude` pattern, is read. Tables are listed with `SHOW DATABASES` and `SHOW TABLES` as the user sees them, and listed again every `table_discovery_interval`. A matched table without row binlog, or that is not a DUPLICATE KEY or merge-on-write UNIQUE KEY table, is skipped with one warning and checked again at each discovery.").
 			Example([]string{`shop\..*`}).
 			Example([]string{`shop\.orders`, `crm\.(customers|contacts)`}).
-			Optional().
-			LintRule(patternLint(fieldInclude)),
+			Optional(),
 		service.NewStringListField(fieldExclude).
 			Description("Regular expressions removing tables from what `include` matched, matched the same way. Only valid with `include`.").
 			Example([]string{`shop\.tmp_.*`}).
-			Optional().
-			LintRule(patternLint(fieldExclude)),
+			Optional(),
 		service.NewDurationField(fieldDiscoveryInterval).
 			Description("How often the databases and tables are listed again while the binlog is followed. A new table that the selection names or matches joins the stream: in `initial` mode it gets its own snapshot and then its changes from the moment it was found; in `latest` and `from-timestamp` it streams from the moment it was found. A dropped table leaves the stream and the checkpoint with a warning; one dropped and created again is a new table. `0s` lists the tables only at start.").
 			Default("1m").
@@ -290,13 +286,20 @@ func minDurationLint(field string, minNs int64, what string) string {
 		strconv.Quote(field+" "+what+"; got %q") + `.format($s) ] }`
 }
 
-// patternLint compiles each pattern as Go does (re_match uses Go's regexp)
-// and reports the field, the index and the reason of any that fails.
+// Lists are linted by the spec-wide rule: a field rule on a list sees one
+// element at a time, without its index.
+
+// patternLint compiles each pattern of a list field as Go does (re_match
+// uses Go's regexp) and lists the index and reason of any that fails.
 func patternLint(field string) string {
-	return `root = this.enumerated().map_each(e -> "".re_match(e.value.string()).catch(err -> ` +
+	return `this.` + field + `.or([]).enumerated().map_each(e -> "".re_match(e.value.string()).catch(err -> ` +
 		strconv.Quote(field+" pattern %d (%q) is not a valid regular expression: %s") +
 		`.format(e.index, e.value.string(), err))).filter(r -> r.type() == "string")`
 }
+
+// tablesLint checks that every tables entry is db.table.
+const tablesLint = `this.tables.or([]).enumerated().map_each(e -> if !e.value.string().re_match("` + dbTableRe + `") { ` +
+	`"tables entry %d must be db.table; got %q".format(e.index, e.value.string()) } else { "" }).filter(m -> m != "")`
 
 func minIntLint(field string) string {
 	return `root = if this < 1 { [ ` + strconv.Quote(field+" must be at least 1; got %v") + `.format(this) ] }`
@@ -326,7 +329,8 @@ const jdbcLint = `let ok = this.string().re_match("(?i)^jdbc:mysql://(\\[[0-9A-F
 let port = if $ok { this.string().re_replace_all("(?i)^jdbc:mysql://(\\[[^\\]]*\\]|[^:/?]*):([0-9]+).*$", "$2").number() } else { 0 }
 root = if !$ok { [ "jdbc_url must look like jdbc:mysql://host:port[/db][?k=v]" ] } else if $port < 1 || $port > 65535 { [ "jdbc_url has a port outside 1..65535" ] }`
 
-const specLintRule = `let mode = this.scan_mode.or("snapshot").string().lowercase()
+var specLintRule = `let lists = [` + tablesLint + `, ` + patternLint(fieldInclude) + `, ` + patternLint(fieldExclude) + `].flatten()
+let mode = this.scan_mode.or("snapshot").string().lowercase()
 let incr = ["initial", "latest", "from-timestamp"].contains($mode)
 let offset = this.binlog_offset_table.or("") != ""
 let consumer = this.binlog_consumer_id.or("") != ""
@@ -342,7 +346,7 @@ root = [
   if $offset && !$incr { "binlog_offset_table is only valid in incremental scan modes" } else { "" },
   if $offset && this.jdbc_url.or("") == "" { "jdbc_url is required when binlog_offset_table is configured" } else { "" },
   if $incr && this.checkpoint_cache.or("") == "" { "checkpoint_cache is required when scan_mode is " + $mode } else { "" },
-]`
+].merge($lists)`
 
 const specDescription = `
 The input plans the table's tablets through the FE REST API and reads them over Arrow Flight SQL. With a binlog phase it then reads the table's Doris 5.0 Row Binlog in windows ` + "`[start, end)`" + ` of whole seconds, one ` + "`@incr`" + ` query per window and poll interval. Window bounds are the Doris clock floored to the second, so consecutive windows neither overlap nor leave gaps.
