@@ -31,9 +31,7 @@ func (s *Store) TruncateTable(db, name string) error {
 	if err != nil {
 		return err
 	}
-	for i, tb := range t.tablets {
-		t.tablets[i] = newTablet(tb.id)
-	}
+	t.replaceTablets(func(tb *tablet) *tablet { return newTablet(tb.id) })
 	return nil
 }
 
@@ -114,7 +112,7 @@ func (s *Store) DropColumn(db, table, col string) error {
 // are built so snapshots held by readers keep their old shape.
 func (t *table) rewriteRows(f func([]any) []any) {
 	t.schemaVer++
-	for i, tb := range t.tablets {
+	t.replaceTablets(func(tb *tablet) *tablet {
 		nt := newTablet(tb.id)
 		for k, r := range tb.rows {
 			nt.rows[k] = f(r)
@@ -122,8 +120,8 @@ func (t *table) rewriteRows(f func([]any) []any) {
 		for _, r := range tb.dup {
 			nt.dup = append(nt.dup, f(r))
 		}
-		t.tablets[i] = nt
-	}
+		return nt
+	})
 	log := make([]*record, len(t.log))
 	for i, r := range t.log {
 		nr := *r
