@@ -23,7 +23,10 @@ func (s *Store) DropTable(db, name string, ifExists bool) error {
 }
 
 // TruncateTable removes all rows. As in Doris, truncation writes no binlog
-// records and keeps the existing ones.
+// records; each partition is replaced by an empty one with a new partition
+// id and new tablets, and the records written before go with the old ones
+// ("unconsumed changes before the truncation disappear", Table Stream,
+// effect of base table changes).
 func (s *Store) TruncateTable(db, name string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -31,7 +34,12 @@ func (s *Store) TruncateTable(db, name string) error {
 	if err != nil {
 		return err
 	}
-	t.replaceTablets(func(tb *tablet) *tablet { return newTablet(tb.id) })
+	for i, p := range t.parts {
+		t.parts[i] = s.newPartition(t, &partition{name: p.name, lower: p.lower, upper: p.upper,
+			lowerMin: p.lowerMin, upperMax: p.upperMax, values: p.values})
+	}
+	t.rebuildTablets()
+	t.log = nil
 	return nil
 }
 

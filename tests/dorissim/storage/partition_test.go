@@ -230,3 +230,27 @@ func TestLoadFiltersRowsWithoutPartition(t *testing.T) {
 		t.Fatalf("load with ratio 0.5: %+v %v", res, err)
 	}
 }
+
+// TestTruncateReplacesPartitions: TRUNCATE gives every partition a new id
+// and new tablets, writes no records and drops the earlier ones.
+func TestTruncateReplacesPartitions(t *testing.T) {
+	clock := newFakeClock(at("2026-03-01 10:00:00"))
+	s := newStoreWith(t, clock, rangeDDL)
+	insertRows(t, s, "ev", []any{"2025-06-01", int64(1), "a"})
+	before, _ := s.Table("db", "ev")
+	clock.Set(at("2026-03-01 10:00:05"))
+	if err := s.TruncateTable("db", "ev"); err != nil {
+		t.Fatal(err)
+	}
+	insertRows(t, s, "ev", []any{"2026-01-02", int64(2), "b"})
+	after, _ := s.Table("db", "ev")
+	for i, p := range after.Partitions {
+		old := before.Partitions[i]
+		if p.Name != old.Name || p.ID == old.ID || slices.Contains(before.TabletIDs, p.TabletIDs[0]) {
+			t.Fatalf("partition %s after TRUNCATE: %+v (was %+v)", p.Name, p, old)
+		}
+	}
+	clock.Set(at("2026-03-01 10:00:10"))
+	cols, rows := incr(t, s, "ev", window("2026-03-01 09:00:00", "2026-03-01 10:00:10", "APPEND_ONLY"))
+	equalStrings(t, "records", project(cols, rows, "id"), []string{"2"})
+}
