@@ -254,3 +254,16 @@ func TestTruncateReplacesPartitions(t *testing.T) {
 	cols, rows := incr(t, s, "ev", window("2026-03-01 09:00:00", "2026-03-01 10:00:10", "APPEND_ONLY"))
 	equalStrings(t, "records", project(cols, rows, "id"), []string{"2"})
 }
+
+func TestPartitionAlterErrors(t *testing.T) {
+	s := newStoreWith(t, nil, rangeDDL, `CREATE TABLE flat (k INT) DUPLICATE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 2`)
+	wantErrText(t, s.DropPartition("db", "flat", "flat", false), "Alter table [flat] failed. Not a partitioned table")
+	wantErrText(t, s.AddPartition("db", "flat", PartitionItemDef{Name: "p", LessThan: []*string{strPtr("1")}}),
+		"Only support adding partition to range and list partitioned table")
+	wantErrText(t, s.AddPartition("db", "ev", PartitionItemDef{Name: "P1", LessThan: []*string{strPtr("2020-01-01")}}), "Duplicate partition name P1")
+	wantErrText(t, s.AddPartition("db", "ev", PartitionItemDef{Name: "px", Lower: []*string{strPtr("2026-01-15")}, Upper: []*string{strPtr("2026-03-01")}}),
+		"is intersected with range")
+	if names := partitionNames(t, s, "flat"); len(names) != 1 || names[0] != "flat" {
+		t.Fatalf("unpartitioned table partitions %v, want one named after the table", names)
+	}
+}

@@ -108,7 +108,7 @@ func (s *Store) DropPartition(db, table, name string, ifExists bool) error {
 	case idx < 0:
 		return errorf("Error in list of partitions to %s", name)
 	case t.part.kind == "":
-		return errorf("Table[%s] is not a partitioned table", table)
+		return errorf("Alter table [%s] failed. Not a partitioned table", table)
 	}
 	dropped := t.parts[idx]
 	t.parts = append(append([]*partition(nil), t.parts[:idx]...), t.parts[idx+1:]...)
