@@ -17,6 +17,9 @@ func errNoPartition() *Error {
 // partition it needs first. Doris creates such partitions during the load,
 // so they stay even if the transaction then fails.
 func (s *Store) routeRow(t *table, row []any) bool {
+	if t.part.kind == "" { // set at creation, never changed: no lock needed
+		return true
+	}
 	s.mu.RLock()
 	p := t.partitionOf(row)
 	s.mu.RUnlock()
