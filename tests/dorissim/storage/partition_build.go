@@ -67,13 +67,13 @@ func (t *table) checkAuto() error {
 	}
 	c := t.def.Columns[t.part.cols[0]]
 	if c.Type.Kind != Date && c.Type.Kind != DateTime {
-		return errorf("partition expression date_trunc should have a DATE or DATETIME argument, got %s", c.Type)
+		return errorf("AUTO RANGE PARTITION on a %s column is not supported by the simulator (DATE or DATETIME only)", c.Type)
 	}
 	if c.Nullable {
 		return errorf("AUTO RANGE PARTITION doesn't support NULL column")
 	}
 	if !autoUnits[t.part.unit] {
-		return errorf("date_trunc unit '%s' is not supported for AUTO RANGE PARTITION", t.part.unit)
+		return errorf("date_trunc unit '%s' is not supported by the simulator (year, quarter, month, week, day, hour)", t.part.unit)
 	}
 	return nil
 }
