@@ -45,6 +45,10 @@ func (s *Session) showPartitions(c *cursor) (*Result, error) {
 	if !ok {
 		return nil, errSyntax("Syntax error in SHOW PARTITIONS near %s", c.near())
 	}
+	if !c.done() {
+		// WHERE / ORDER BY / LIMIT would silently return every partition.
+		return nil, errSyntax("SHOW PARTITIONS filters are not supported by the simulator near %s", c.near())
+	}
 	db, err := s.qualify(db)
 	if err != nil {
 		return nil, err
