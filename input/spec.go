@@ -185,7 +185,12 @@ func readFields() []*service.ConfigField {
 			Example("status = 'paid'").
 			Optional(),
 		service.NewIntField(fieldRequestTabletSize).
-			Description("Tablets per snapshot split.").
+			Description("Tablets per snapshot split: each split reads at most this many tablets in one `TABLET(...)` query. " +
+				"A table has one tablet per partition and bucket (30 daily partitions × 16 buckets is 480 tablets), and `_query_plan` " +
+				"lists every tablet of every partition once. Tablets are grouped by count only, in ascending tablet id order per backend, " +
+				"so every tablet is read exactly once, whatever the value; a split may hold tablets of more than one partition, " +
+				"but never more than `request_tablet_size` tablets. Larger values mean fewer, longer splits.").
+			Example(1).Example(16).
 			Default(1).Advanced().
 			LintRule(minIntLint(fieldRequestTabletSize)),
 		service.NewIntField(fieldBatchSize).
