@@ -3,6 +3,7 @@ package e2e
 import (
 	"database/sql"
 	"fmt"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -183,5 +184,34 @@ func TestPartitionedBinlogAcrossPartitions(t *testing.T) {
 	}
 	if len(days) < 10 {
 		t.Fatalf("binlog events cover %d days, want changes across many partitions", len(days))
+	}
+}
+
+// TestDroppedPartitionIsReported drops a partition of a followed table:
+// Doris writes no change records for its rows, so the input warns once,
+// naming the table and the partition, and counts it.
+func TestDroppedPartitionIsReported(t *testing.T) {
+	srv := harness.StartSim(t, dorissim.Config{})
+	createDailyTable(t, srv, "dropped_part")
+	logs := &harness.LogCapture{}
+	m := &harness.MetricsCapture{}
+	col := &harness.Collector{}
+	in := harness.SelectYAML(srv, `include: ['e2e\.dropped_part']`, "scan_mode: latest", "table_discovery_interval: 1s", "checkpoint_cache_key: dp")
+	r := harness.RunStream(t, harness.StreamConfig{Input: in, Resources: harness.MemoryCache, Logs: logs, Metrics: m}, col)
+	harness.WaitCheckpoint(t, r, "dp")
+	time.Sleep(1500 * time.Millisecond) // a discovery records the partitions
+	harness.Exec(t, srv, "ALTER TABLE e2e.dropped_part DROP PARTITION p20261103")
+	harness.WaitFor(t, 20*time.Second, "the dropped partition to be reported", func() bool {
+		return len(logs.Lines(slog.LevelWarn, "Partition p20261103 of table e2e.dropped_part was dropped")) > 0
+	})
+	time.Sleep(2500 * time.Millisecond) // more discoveries must not repeat it
+	if n := len(logs.Lines(slog.LevelWarn, "Partition p20261103")); n != 1 {
+		t.Fatalf("want one warning, got %d\n%s", n, logs.All())
+	}
+	if n := m.Counter("doris_binlog_dropped_partitions_total"); n != 1 {
+		t.Fatalf("doris_binlog_dropped_partitions_total = %d, want 1", n)
+	}
+	if n := len(logs.Lines(slog.LevelWarn, "Partition p20261104")); n != 0 {
+		t.Fatalf("a partition still there was reported\n%s", logs.All())
 	}
 }
