@@ -74,7 +74,7 @@ type Collector struct {
 	// Reject, when set, is asked per batch whether to nack it.
 	Reject func(batchNo int, batch []Event) bool
 	// Delay, when set, is how long each batch takes, like a slow output.
-	Delay time.Duration
+	Delay  time.Duration
 	batchN int
 }
 
