@@ -52,7 +52,7 @@ func Spec() *service.ConfigSpec {
 	return service.NewConfigSpec().
 		Stable().
 		Categories("Services").
-		Summary("Reads an Apache Doris table's snapshot over Arrow Flight SQL and then follows its Doris 5.0 Row Binlog (`@incr` queries).").
+		Summary("Reads Apache Doris tables' snapshots over Arrow Flight SQL and then follows their Doris 5.0 Row Binlog (`@incr` queries) in one commit order.").
 		Description(specDescription).
 		Fields(connectionFields()...).
 		Fields(selectionFields()...).
@@ -239,7 +239,7 @@ func checkpointFields() []*service.ConfigField {
 			Description("The cache resource holding the position. Required with `initial`, `latest` and `from-timestamp`; optional with `snapshot`, where it lets a restarted snapshot skip the tablets already delivered. Use a persistent cache such as `file`.").
 			Optional(),
 		service.NewStringField(fieldCheckpointKey).
-			Description("The key under which the position is stored (plus `<key>.bak`). Must be unique per pipeline sharing a cache, and a valid file name for the `file` cache. Defaults to `binlog_consumer_id` when set, else `doris_binlog_<db>_<table>`, with characters outside `[A-Za-z0-9._-]` replaced by `_`.").
+			Description("The key under which the position of every selected table is stored (plus `<key>.bak`). Must be unique per pipeline sharing a cache, and a valid file name for the `file` cache. Defaults to `binlog_consumer_id` when set; else, for a single table (`table_identifier` or a one-entry `tables`), `doris_binlog_<db>_<table>`; else `doris_binlog_` and 12 hex digits of the SHA-256 of the selection (the sorted table list, or the patterns), so that changing the selection changes the key. Characters outside `[A-Za-z0-9._-]` are replaced by `_`.").
 			Optional().Advanced().
 			LintRule(`root = if this.string() == "" { [ "checkpoint_cache_key must not be empty" ] }`),
 		service.NewIntField(fieldCheckpointLimit).
@@ -354,7 +354,13 @@ root = [
 ].merge($lists)`
 
 const specDescription = `
-The input plans the table's tablets through the FE REST API and reads them over Arrow Flight SQL. With a binlog phase it then reads the table's Doris 5.0 Row Binlog in windows ` + "`[start, end)`" + ` of whole seconds, one ` + "`@incr`" + ` query per window and poll interval. Window bounds are the Doris clock floored to the second, so consecutive windows neither overlap nor leave gaps.
+The input plans each table's tablets through the FE REST API and reads them over Arrow Flight SQL. With a binlog phase it then reads the tables' Doris 5.0 Row Binlog in windows ` + "`[start, end)`" + ` of whole seconds, shared by all streaming tables: one ` + "`@incr`" + ` query per table, window and poll interval. Window bounds are the Doris clock floored to the second, so consecutive windows neither overlap nor leave gaps.
+
+== Many tables
+
+Set exactly one of ` + "`table_identifier`" + `, ` + "`tables`" + ` and ` + "`include`" + ` (with optional ` + "`exclude`" + `). The tables' results of a window are merged as streams in ` + "`(TSO, table, LSN, OP)`" + ` order, ` + "`table`" + ` being the ` + "`db.table`" + ` name, so a transaction that changed several tables arrives as one contiguous run with one TSO. Every ` + "`table_discovery_interval`" + ` the tables are listed again: a new table joins (in ` + "`initial`" + ` mode with its own snapshot, then its own binlog from the moment it was found until it reaches the shared windows; its catch-up events can arrive after newer events of other tables), a dropped table leaves with one warning, and a table whose tablets are all new (dropped and created again, or truncated) starts over as a new table. A partition that vanished (DROP PARTITION, dynamic partition expiry) is reported with a warning and ` + "`doris_binlog_dropped_partitions_total`" + `, because Doris writes no change records for its rows.
+
+A poll costs one ` + "`@incr`" + ` query per streaming table, each on its own Flight session; Flight sessions count toward Doris's ` + "`max_user_connections`" + `.
 
 == Scan modes
 
@@ -367,7 +373,7 @@ The table needs ` + "`\"binlog.enable\" = \"true\"`" + ` with the ROW format for
 
 == Delivery semantics
 
-Delivery is at least once. The position (snapshot tablets done, binlog window and last delivered row) is written to ` + "`checkpoint_cache`" + ` only after the messages before it are acknowledged, so a restart never skips an unacknowledged row. Binlog rows are emitted in ` + "`(TSO, LSN, OP)`" + ` order, i.e. commit order, with ` + "`update_before`" + ` ahead of its ` + "`update_after`" + `. After a restart the interrupted window is read again from its start and the rows up to the last acknowledged ` + "`(TSO, LSN, OP)`" + ` are skipped. Rows written by an output but not yet acknowledged when the process was killed may be delivered again, at most ` + "`checkpoint_limit`" + ` messages.
+Delivery is at least once. The position (per table: phase and snapshot tablets done; the shared binlog window and its last delivered row) is written under one key to ` + "`checkpoint_cache`" + ` only after the messages before it are acknowledged, so a restart never skips an unacknowledged row. Binlog rows are emitted in ` + "`(TSO, table, LSN, OP)`" + ` order, i.e. commit order, with ` + "`update_before`" + ` ahead of its ` + "`update_after`" + `. After a restart the interrupted window is read again from its start and the rows up to the last acknowledged ` + "`(TSO, table, LSN, OP)`" + ` are skipped. A checkpoint of the single-table input of earlier builds (version 1) is carried over. Rows written by an output but not yet acknowledged when the process was killed may be delivered again, at most ` + "`checkpoint_limit`" + ` messages.
 
 The position is saved under ` + "`checkpoint_cache_key`" + ` and, first, under ` + "`<key>.bak`" + `, so a write torn by a crash leaves one intact copy. A checkpoint that cannot be read fails the input loudly instead of starting over.
 
