@@ -71,7 +71,7 @@ DUPLICATE KEY(id) DISTRIBUTED BY HASH(id) BUCKETS 2 PROPERTIES ("group_commit_in
 		t.Errorf("sync_mode rows not visible on return: %s", n)
 	}
 	labeled := loadInto(t, s, "sales", "gs", strings.NewReader("2\tb\n"), map[string]string{"group_commit": "async_mode", "label": "mine"})
-	wantFields(t, "label with group commit", labeled, map[string]any{"Status": "Fail", "Label": "mine", "TwoPhaseCommit": "false",
+	wantFields(t, "label with group commit", labeled, map[string]any{"Status": "Fail", "Label": "mine", "TwoPhaseCommit": "false", "TxnId": -1.0,
 		"Message": "[INVALID_ARGUMENT]label and group_commit can't be set at the same time"})
 	odd := loadInto(t, s, "sales", "gs", strings.NewReader("2\tb\n"), map[string]string{"group_commit": "true"})
 	wantFields(t, "unknown mode", odd, map[string]any{"Status": "Fail",
