@@ -90,8 +90,16 @@ func TestAcceptanceStreamLoadLabelRunning(t *testing.T) {
 	s := startSim(t, Config{})
 	ordersTable(t, s, "lr")
 	body, feed := io.Pipe()
-	done := make(chan map[string]any, 1)
-	go func() { done <- loadInto(t, s, "sales", "lr", body, map[string]string{"label": "slow-1"}) }()
+	defer feed.Close() // ends the first load's body if the test stops early
+	type answer struct {
+		out map[string]any
+		err error
+	}
+	done := make(chan answer, 1)
+	go func() {
+		out, err := tryViaFE(testCtx(t), s, "/api/sales/lr/_stream_load", body, map[string]string{"label": "slow-1"})
+		done <- answer{out, err}
+	}()
 	deadline := time.Now().Add(20 * time.Second)
 	for loadState(t, s, "sales", "slow-1") != "PREPARE" {
 		if time.Now().After(deadline) {
@@ -106,7 +114,11 @@ func TestAcceptanceStreamLoadLabelRunning(t *testing.T) {
 		t.Fatal(err)
 	}
 	feed.Close()
-	wantFields(t, "first load", <-done, map[string]any{"Status": "Success", "NumberLoadedRows": 1.0})
+	first := <-done
+	if first.err != nil {
+		t.Fatal(first.err)
+	}
+	wantFields(t, "first load", first.out, map[string]any{"Status": "Success", "NumberLoadedRows": 1.0})
 	if n := countRows(t, s, "sales.lr"); n != "1" {
 		t.Errorf("rows after both loads: %s, want 1", n)
 	}
