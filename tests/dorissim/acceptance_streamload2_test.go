@@ -231,3 +231,47 @@ func TestAcceptanceStreamLoadErrorURL(t *testing.T) {
 		t.Errorf("rows: %s, want 1", n)
 	}
 }
+
+// TestAcceptanceStreamLoadFaults checks the stream load faults a loader's
+// retry logic is tested with: an HTTP 500 loads nothing, a lost answer has
+// committed (the retry with its label finds FINISHED), and a publish
+// timeout answers "Publish Timeout" for a committed load.
+func TestAcceptanceStreamLoadFaults(t *testing.T) {
+	s := startSim(t, Config{})
+	ordersTable(t, s, "fl")
+	setFaults := func(body string) {
+		t.Helper()
+		if code, data := httpDo(t, s, "POST", "/api/_sim/faults", body, nil); code != 200 {
+			t.Fatalf("faults %s: %d %s", body, code, data)
+		}
+	}
+	setFaults(`{"stream_load_http_errors": 1}`)
+	be := "http://" + s.HTTPAddr() + "/api/_be/sales/fl/_stream_load"
+	req, _ := http.NewRequestWithContext(testCtx(t), http.MethodPut, be, strings.NewReader("1\ta\t1.00\n"))
+	req.SetBasicAuth("root", "pw")
+	req.Header.Set("label", "f-1")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusInternalServerError {
+		t.Errorf("http error fault: HTTP %d", resp.StatusCode)
+	}
+	if st := loadState(t, s, "sales", "f-1"); st != "UNKNOWN" {
+		t.Errorf("label after an HTTP 500: %s, want UNKNOWN", st)
+	}
+	setFaults(`{"stream_load_lost_answers": 1}`)
+	if _, err := tryViaFE(testCtx(t), s, "/api/sales/fl/_stream_load", strings.NewReader("1\ta\t1.00\n"), map[string]string{"label": "f-1"}); err == nil {
+		t.Error("lost answer fault: the load was answered")
+	}
+	retry := loadInto(t, s, "sales", "fl", strings.NewReader("1\ta\t1.00\n"), map[string]string{"label": "f-1"})
+	wantFields(t, "retry after a lost answer", retry, map[string]any{"Status": "Label Already Exists", "ExistingJobStatus": "FINISHED"})
+	setFaults(`{"stream_load_publish_timeouts": 1}`)
+	pt := loadInto(t, s, "sales", "fl", strings.NewReader("2\tb\t2.00\n"), map[string]string{"label": "f-2"})
+	wantFields(t, "publish timeout", pt, map[string]any{"Status": "Publish Timeout", "NumberLoadedRows": 1.0,
+		"Message": "[PUBLISH_TIMEOUT]TStatus: transaction commit successfully, BUT data will be visible later"})
+	if n := countRows(t, s, "sales.fl"); n != "2" {
+		t.Errorf("rows: %s, want 2 (each load applied once)", n)
+	}
+}

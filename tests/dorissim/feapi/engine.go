@@ -43,4 +43,13 @@ type Hooks interface {
 	// ApplyFaults adds the JSON-encoded faults to the current ones.
 	ApplyFaults(body []byte) error
 	ClearFaults()
+	// TakeLoadFault consumes the next stream load fault: "" or a LoadFault*.
+	TakeLoadFault() string
 }
+
+// Stream load faults.
+const (
+	LoadFaultHTTPError      = "http_error"      // answer HTTP 500, load nothing
+	LoadFaultLostAnswer     = "lost_answer"     // load, then drop the connection unanswered
+	LoadFaultPublishTimeout = "publish_timeout" // load, answer "Publish Timeout"
+)

@@ -48,13 +48,21 @@ func (a *api) streamLoad(w http.ResponseWriter, r *http.Request, _ string) {
 	if twoPC {
 		res.TwoPhaseCommit = "true"
 	}
+	fault := ""
+	if a.cfg.Hooks != nil {
+		fault = a.cfg.Hooks.TakeLoadFault()
+	}
+	if fault == LoadFaultHTTPError {
+		http.Error(w, "simulated BE failure before the load began", http.StatusInternalServerError)
+		return
+	}
 	mode, err := groupCommitMode(r, res.Label, twoPC)
 	if err != nil {
 		a.writeLoad(w, res, err, start)
 		return
 	}
 	if mode != "" {
-		a.groupCommitLoad(w, r, res, mode, start)
+		a.groupCommitLoad(w, r, res, mode, start, fault)
 		return
 	}
 	if res.Label == "" {
@@ -88,6 +96,26 @@ func (a *api) streamLoad(w http.ResponseWriter, r *http.Request, _ string) {
 	res.commit = res.WriteDataTimeMs
 	if err == nil {
 		res.NumberLoadedRows = out.Loaded
+	}
+	a.answerLoad(w, res, err, start, fault)
+}
+
+// answerLoad writes the answer of a load that ran, applying a pending
+// fault: a lost answer drops the connection after the commit, a publish
+// timeout reports the committed load as Doris does when publishing lags.
+func (a *api) answerLoad(w http.ResponseWriter, res loadResult, err error, start time.Time, fault string) {
+	if err == nil {
+		switch fault {
+		case LoadFaultLostAnswer:
+			if hj, ok := w.(http.Hijacker); ok {
+				if conn, _, herr := hj.Hijack(); herr == nil {
+					conn.Close()
+					return
+				}
+			}
+		case LoadFaultPublishTimeout:
+			err = errPublishTimeout
+		}
 	}
 	a.writeLoad(w, res, err, start)
 }
