@@ -52,17 +52,15 @@ func (s *faultState) clear() {
 	s.loadFaults = nil
 }
 
-// TakeLoadFault consumes one pending stream load fault (HTTP errors first).
-func (s *faultState) TakeLoadFault() string {
+// TakeLoadFault consumes one pending stream load fault of kind.
+func (s *faultState) TakeLoadFault(kind string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, k := range []string{feapi.LoadFaultHTTPError, feapi.LoadFaultLostAnswer, feapi.LoadFaultPublishTimeout} {
-		if s.loadFaults[k] > 0 {
-			s.loadFaults[k]--
-			return k
-		}
+	if s.loadFaults[kind] > 0 {
+		s.loadFaults[kind]--
+		return true
 	}
-	return ""
+	return false
 }
 
 func (s *faultState) Latency() time.Duration {

@@ -43,8 +43,9 @@ type Hooks interface {
 	// ApplyFaults adds the JSON-encoded faults to the current ones.
 	ApplyFaults(body []byte) error
 	ClearFaults()
-	// TakeLoadFault consumes the next stream load fault: "" or a LoadFault*.
-	TakeLoadFault() string
+	// TakeLoadFault consumes one pending stream load fault of kind (a
+	// LoadFault* constant) and reports whether there was one.
+	TakeLoadFault(kind string) bool
 }
 
 // Stream load faults.

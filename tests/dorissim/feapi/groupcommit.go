@@ -42,7 +42,7 @@ func groupCommitMode(r *http.Request, label string, twoPC bool) (string, error) 
 // groupCommitLoad adds the load to the table's open group commit batch and
 // answers with that batch's label and txn. sync_mode returns once the batch
 // is visible, async_mode as soon as the rows are accepted.
-func (a *api) groupCommitLoad(w http.ResponseWriter, r *http.Request, res loadResult, mode string, start time.Time, fault string) {
+func (a *api) groupCommitLoad(w http.ResponseWriter, r *http.Request, res loadResult, mode string, start time.Time) {
 	db, table := r.PathValue("db"), r.PathValue("table")
 	res.TwoPhaseCommit, res.GroupCommit = "", true
 	req, filtered, err := a.readLoad(r, &res, db, table)
@@ -64,5 +64,5 @@ func (a *api) groupCommitLoad(w http.ResponseWriter, r *http.Request, res loadRe
 	if err == nil {
 		res.NumberLoadedRows = out.Loaded
 	}
-	a.answerLoad(w, res, err, start, fault)
+	a.answerLoad(w, res, err, start)
 }

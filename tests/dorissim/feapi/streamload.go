@@ -48,11 +48,7 @@ func (a *api) streamLoad(w http.ResponseWriter, r *http.Request, _ string) {
 	if twoPC {
 		res.TwoPhaseCommit = "true"
 	}
-	fault := ""
-	if a.cfg.Hooks != nil {
-		fault = a.cfg.Hooks.TakeLoadFault()
-	}
-	if fault == LoadFaultHTTPError {
+	if a.takeLoadFault(LoadFaultHTTPError) {
 		http.Error(w, "simulated BE failure before the load began", http.StatusInternalServerError)
 		return
 	}
@@ -62,7 +58,7 @@ func (a *api) streamLoad(w http.ResponseWriter, r *http.Request, _ string) {
 		return
 	}
 	if mode != "" {
-		a.groupCommitLoad(w, r, res, mode, start, fault)
+		a.groupCommitLoad(w, r, res, mode, start)
 		return
 	}
 	if res.Label == "" {
@@ -97,27 +93,30 @@ func (a *api) streamLoad(w http.ResponseWriter, r *http.Request, _ string) {
 	if err == nil {
 		res.NumberLoadedRows = out.Loaded
 	}
-	a.answerLoad(w, res, err, start, fault)
+	a.answerLoad(w, res, err, start)
 }
 
 // answerLoad writes the answer of a load that ran, applying a pending
-// fault: a lost answer drops the connection after the commit, a publish
-// timeout reports the committed load as Doris does when publishing lags.
-func (a *api) answerLoad(w http.ResponseWriter, res loadResult, err error, start time.Time, fault string) {
-	if err == nil {
-		switch fault {
-		case LoadFaultLostAnswer:
-			if hj, ok := w.(http.Hijacker); ok {
-				if conn, _, herr := hj.Hijack(); herr == nil {
-					conn.Close()
-					return
-				}
+// fault to a successful one: a lost answer drops the connection after the
+// commit, a publish timeout reports the committed load as Doris does when
+// publishing lags.
+func (a *api) answerLoad(w http.ResponseWriter, res loadResult, err error, start time.Time) {
+	if err == nil && a.takeLoadFault(LoadFaultLostAnswer) {
+		if hj, ok := w.(http.Hijacker); ok {
+			if conn, _, herr := hj.Hijack(); herr == nil {
+				conn.Close()
+				return
 			}
-		case LoadFaultPublishTimeout:
-			err = errPublishTimeout
 		}
 	}
+	if err == nil && a.takeLoadFault(LoadFaultPublishTimeout) {
+		err = errPublishTimeout
+	}
 	a.writeLoad(w, res, err, start)
+}
+
+func (a *api) takeLoadFault(kind string) bool {
+	return a.cfg.Hooks != nil && a.cfg.Hooks.TakeLoadFault(kind)
 }
 
 // readLoad reads and parses the body, filling the byte and row counts.
