@@ -77,6 +77,9 @@ func TestAcceptanceStreamLoadLabels(t *testing.T) {
 	badLabel := loadInto(t, s, "sales", "lb", strings.NewReader("4\tnew\t4.00\n"), map[string]string{"label": "no spaces allowed"})
 	wantFields(t, "bad label", badLabel, map[string]any{"Status": "Fail"})
 	wantContains(t, "bad label", badLabel["Message"], "Label format error. regex: ^[-_A-Za-z0-9:]{1,128}$, label: no spaces allowed")
+	noDB := loadInto(t, s, "nodb", "lb", strings.NewReader("4\tnew\t4.00\n"), map[string]string{"label": "x"})
+	wantFields(t, "unknown database", noDB, map[string]any{"Status": "Fail", "TxnId": -1.0,
+		"Message": "[ANALYSIS_ERROR]TStatus: errCode = 2, detailMessage = Unknown database 'nodb'"})
 	auto := loadInto(t, s, "sales", "lb", strings.NewReader("5\tnew\t5.00\n"), nil)
 	if l, _ := auto["Label"].(string); auto["Status"] != "Success" || len(l) != 36 || strings.Count(l, "-") != 4 {
 		t.Errorf("load without label: want a generated UUID label, got %v", auto)
