@@ -24,8 +24,9 @@ type LoadRequest struct {
 	PartialColumns bool
 	MergeType      string // APPEND (default), DELETE, MERGE
 	TwoPhaseCommit bool   // pre-commit only; _stream_load_2pc commits or aborts
-	// SequenceSource names the load column mapped to a hidden
-	// __DORIS_SEQUENCE_COL__ (the function_column.sequence_col header).
+	// SequenceSource is the function_column.sequence_col header. Only the
+	// table-property mapping form is modelled, which ignores it; a table
+	// without a sequence column refuses it.
 	SequenceSource string
 }
 
