@@ -84,11 +84,13 @@ func (co *coordinator) produce(ctx context.Context, run *delivery.Run[*checkpoin
 	}
 	co.em = &emitter{run: run, batcher: batcher, progress: co.start.Clone()}
 	defer co.snapWG.Wait()
+	// The stored position's snapshots first: a table added just below
+	// starts its own, and must not be started twice.
+	co.startPendingSnapshots(ctx)
 	if err := co.applyResumeChanges(ctx); err != nil {
 		return run.Settle(err)
 	}
 	co.refreshTableGauges()
-	co.startPendingSnapshots(ctx)
 	if co.start.Stream == nil {
 		co.snapWG.Wait()
 		if err := context.Cause(ctx); err != nil {

@@ -38,6 +38,11 @@ func (r *reader) loadCommitted(ctx context.Context) (*checkpoint.State, error) {
 	}
 	r.log.Infof("Resuming from the checkpoint in cache %s (key %s: %s); scan_mode %s and scan_timestamp are ignored while a checkpoint exists",
 		r.conf.CheckpointCache, r.conf.CheckpointKey, describeState(st), r.conf.ScanMode)
+	r.planned.restore(st)
+	if st.Stream != nil && len(st.Stream.Planned) > 0 {
+		r.log.Infof("Re-reading the binlog windows chosen before the restart, up to %s, so that the same batches come out again", st.Stream.Planned[len(st.Stream.Planned)-1])
+		st.Stream.Planned = nil // kept by the planner; every save writes them again
+	}
 	r.del.Restore(st)
 	return st, nil
 }

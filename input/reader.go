@@ -26,6 +26,7 @@ type reader struct {
 	store   *checkpoint.Store // nil when no checkpoint_cache is configured
 	del     *delivery.Delivery[*checkpoint.State]
 	pub     *offsetPublisher
+	planned plannedEnds
 
 	mu      sync.Mutex
 	run     *delivery.Run[*checkpoint.State]
@@ -68,7 +69,7 @@ func (r *reader) save(ctx context.Context, st *checkpoint.State) error {
 	if r.store == nil {
 		return nil
 	}
-	cp := *st // Save stamps Seq and SavedAt on its argument
+	cp := *r.planned.attach(st) // a copy: Save stamps Seq and SavedAt on it
 	return r.store.Save(ctx, &cp)
 }
 

@@ -70,11 +70,18 @@ func (co *coordinator) nextWindow(ctx context.Context, lastTick time.Time) (time
 	w := window{start: cur.Start, end: cur.End}
 	var now *doris.Timestamp // the Doris time the window end came from
 	if w.end == "" {
-		ts, tick, err := co.nextWindowEnd(ctx, w.start, lastTick)
-		if err != nil {
-			return lastTick, err
+		if end, ok := co.r.planned.next(w.start); ok {
+			w.end = end // chosen before a restart: the same window again
+		} else {
+			ts, tick, err := co.nextWindowEnd(ctx, w.start, lastTick)
+			if err != nil {
+				return lastTick, err
+			}
+			w.end, lastTick, now = ts.Text, tick, &ts
+			if err := co.r.planWindowEnd(ctx, w.end); err != nil {
+				return lastTick, err
+			}
 		}
-		w.end, lastTick, now = ts.Text, tick, &ts
 	}
 	tables := co.phaseTables(checkpoint.PhaseBinlog)
 	for _, t := range tables {

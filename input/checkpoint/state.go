@@ -67,6 +67,11 @@ type Window struct {
 	Start string `json:"start"`
 	End   string `json:"end,omitempty"`
 	Last  *Pos   `json:"last,omitempty"`
+	// Planned are the ends of the windows after this one that were chosen
+	// (and may have had rows delivered) before this position was saved.
+	// A restart reads the same windows again, so that it emits the same
+	// batches as before, which an output can deduplicate by label.
+	Planned []string `json:"planned_ends,omitempty"`
 }
 
 // Table is one table's phase and progress.
@@ -116,6 +121,10 @@ func (w *Window) clone() *Window {
 	if w.Last != nil {
 		last := *w.Last
 		cp.Last = &last
+	}
+	cp.Planned = append([]string(nil), w.Planned...)
+	if len(cp.Planned) == 0 {
+		cp.Planned = nil
 	}
 	return &cp
 }

@@ -69,6 +69,16 @@ func validateWindow(what string, w *Window) error {
 			return fmt.Errorf("%s end %q is before its start %q", what, w.End, w.Start)
 		}
 	}
+	prev := w.End
+	if prev == "" {
+		prev = w.Start
+	}
+	for _, e := range w.Planned {
+		if doris.ValidateTimestamp(e) != nil || e <= prev {
+			return fmt.Errorf("%s planned_ends must be ascending timestamps after the window; got %q after %q", what, e, prev)
+		}
+		prev = e
+	}
 	if w.Last == nil {
 		return nil
 	}

@@ -61,6 +61,18 @@ func (d *Delivery[S]) Commit(ctx context.Context, st S) error {
 	return d.commitResolved(ctx, func() *S { return &st }, func() bool { return false })
 }
 
+// Resave saves the committed position again, for a Save that adds to it
+// what must be durable before rows go out (the chosen window ends). It
+// does nothing before the first commit.
+func (d *Delivery[S]) Resave(ctx context.Context) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if !d.has {
+		return nil
+	}
+	return d.opts.Save(ctx, d.committed)
+}
+
 // commitResolved asks the tracker for the highest position that may now
 // be committed and saves it, unless it equals the committed one or stale
 // says that its run was rewound. Asking and saving happen under one lock:

@@ -138,3 +138,53 @@ func TestSingleTableCheckpointCarriesOver(t *testing.T) {
 		return err == nil && strings.Contains(string(b), `"version":2`)
 	})
 }
+
+// TestRestartEmitsTheSameBatches kills an output while it holds the only
+// batch of a window, with more changes coming after that window, then
+// restarts: the first batch after the committed position is exactly the one
+// the dead output had been handed, because the window's end was saved before
+// its rows went out. Without that, the restart would choose a later end and
+// merge the later changes into that batch.
+func TestRestartEmitsTheSameBatches(t *testing.T) {
+	srv := harness.StartSim(t, dorissim.Config{})
+	harness.CreateTable(t, srv, "e2e", "det", harness.TableOpts{})
+	w := harness.NewWorkload(srv, "e2e", "det", 9)
+	dir := t.TempDir()
+	in := harness.InputYAML(srv, "e2e.det", "scan_mode: latest", "batch_size: 7", "checkpoint_cache_key: det")
+	first := &harness.Collector{BlockFrom: 2}
+	r1 := harness.RunStream(t, harness.StreamConfig{Input: in, Resources: harness.FileCache(dir)}, first)
+	harness.WaitCheckpoint(t, r1, "det")
+	insert := func(n int) {
+		if err := w.Insert(ctxTimeout(t, 30*time.Second), n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	insert(7) // one window, one batch: acked
+	harness.WaitFor(t, 30*time.Second, "the first batch", func() bool { return len(first.Batches()) >= 1 })
+	time.Sleep(1200 * time.Millisecond)
+	insert(3) // a later window, one batch of 3: the output dies holding it
+	harness.WaitFor(t, 30*time.Second, "the second batch to reach the dead output", func() bool { return len(first.Batches()) >= 2 })
+	time.Sleep(1200 * time.Millisecond)
+	insert(10) // still later windows
+	time.Sleep(1200 * time.Millisecond)
+	_ = r1.Stop(2 * time.Second) // the output never acked the second batch
+	handed := first.Batches()[1]
+
+	second := &harness.Collector{}
+	harness.RunStream(t, harness.StreamConfig{Input: in, Resources: harness.FileCache(dir)}, second)
+	harness.WaitFor(t, 30*time.Second, "the restart's first batch", func() bool { return len(second.Batches()) >= 1 })
+	again := second.Batches()[0]
+	if len(again) != len(handed) {
+		t.Fatalf("the restart's first batch has %d rows, the dead output had been handed %d", len(again), len(handed))
+	}
+	for i := range again {
+		if again[i].Pos() != handed[i].Pos() {
+			t.Fatalf("row %d of the first batch after the restart is %v, before it was %v", i, again[i].Pos(), handed[i].Pos())
+		}
+	}
+	want := harness.TableState(t, srv, "e2e", "det", "id", cols...)
+	second.WaitFor(t, 30*time.Second, "every change", func(evs []harness.Event) bool {
+		got, err := harness.Replay(append(first.Events(), evs...), "id")
+		return err == nil && harness.Diff(want, got) == ""
+	})
+}

@@ -86,12 +86,16 @@ type Collector struct {
 	// Reject, when set, is asked per batch whether to nack it.
 	Reject func(batchNo int, batch []Event) bool
 	// Delay, when set, is how long each batch takes, like a slow output.
-	Delay  time.Duration
-	batchN int
+	Delay time.Duration
+	// BlockFrom, when set, makes batches from that number on hang until
+	// the stream stops, unacknowledged, like an output that died.
+	BlockFrom int
+	batchN    int
+	batches   [][]Event
 }
 
 // Consume is a service.MessageBatchHandlerFunc.
-func (c *Collector) Consume(_ context.Context, batch service.MessageBatch) error {
+func (c *Collector) Consume(ctx context.Context, batch service.MessageBatch) error {
 	if c.Delay > 0 {
 		time.Sleep(c.Delay)
 	}
@@ -109,11 +113,26 @@ func (c *Collector) Consume(_ context.Context, batch service.MessageBatch) error
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.batchN++
+	c.batches = append(c.batches, evs)
+	if c.BlockFrom > 0 && c.batchN >= c.BlockFrom {
+		c.mu.Unlock()
+		<-ctx.Done()
+		c.mu.Lock()
+		return ctx.Err()
+	}
 	if c.Reject != nil && c.Reject(c.batchN, evs) {
 		return fmt.Errorf("test output rejects batch %d", c.batchN)
 	}
 	c.events = append(c.events, evs...)
 	return nil
+}
+
+// Batches returns every batch the output was handed, in order, including
+// rejected and blocked ones.
+func (c *Collector) Batches() [][]Event {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([][]Event(nil), c.batches...)
 }
 
 // Events returns a copy of what was delivered so far.
