@@ -292,10 +292,12 @@ func minDurationLint(field string, minNs int64, what string) string {
 
 // patternLint compiles each pattern as Go does (re_match uses Go's regexp)
 // and reports the field, the index and the reason of any that fails.
+// Benthos runs a list field's rule on the list and again on each element;
+// only the list has the indexes, so an element alone passes.
 func patternLint(field string) string {
-	return `root = this.enumerated().map_each(e -> "".re_match(e.value.string()).catch(err -> ` +
+	return `root = if this.type() != "array" { [] } else { this.enumerated().map_each(e -> "".re_match(e.value.string()).catch(err -> ` +
 		strconv.Quote(field+" pattern %d (%q) is not a valid regular expression: %s") +
-		`.format(e.index, e.value.string(), err))).filter(r -> r.type() == "string")`
+		`.format(e.index, e.value.string(), err))).filter(r -> r.type() == "string") }`
 }
 
 func minIntLint(field string) string {
