@@ -70,23 +70,23 @@ func TestTearPrimaryNeedsAnIntactBackup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := checkpointPath(dir, db, "t1")
+	path := checkpointPath(dir)
 	if err := os.WriteFile(path, b, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := tearPrimary(dir, db, "t1", true); err == nil {
+	if err := tearPrimary(dir, true); err == nil {
 		t.Fatal("tore the primary with no backup")
 	}
 	if err := os.WriteFile(path+checkpoint.BackupSuffix, b, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := tearPrimary(dir, db, "t1", true); err != nil {
+	if err := tearPrimary(dir, true); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := readCopy(path); err == nil {
 		t.Fatal("the half-written primary still decodes")
 	}
-	if got := storedState(dir, db, "t1"); got == nil || got.Seq != 3 {
+	if got := storedState(dir); got == nil || got.Seq != 3 {
 		t.Fatalf("storedState after the tear = %+v, want the backup", got)
 	}
 }

@@ -47,6 +47,21 @@ func readOutput(path string, killed bool) (evs []harness.Event, torn bool, err e
 	return evs, torn, nil
 }
 
+// Metadata keys the suite reads, all here so that a rename touches one
+// place.
+const (
+	metaOperation   = "operation"
+	metaPhase       = "doris_phase"
+	metaDatabase    = "database"
+	metaTable       = "table"
+	metaWindowStart = "doris_window_start"
+	metaWindowEnd   = "doris_window_end"
+	metaTSO         = "doris_tso"
+	metaLSN         = "doris_lsn"
+	metaOp          = "doris_op"
+	metaCommitTS    = "commit_ts_ms"
+)
+
 func parseLine(line []byte) (harness.Event, error) {
 	var ol outputLine
 	dec := json.NewDecoder(bytes.NewReader(line))
@@ -58,7 +73,7 @@ func parseLine(line []byte) (harness.Event, error) {
 		return harness.Event{}, fmt.Errorf("lacks meta or row: %q", line)
 	}
 	ev := harness.Event{Row: ol.Row}
-	for key, dst := range map[string]*string{"operation": &ev.Operation, "doris_phase": &ev.Phase, "database": &ev.Database, "table": &ev.Table} {
+	for key, dst := range map[string]*string{metaOperation: &ev.Operation, metaPhase: &ev.Phase, metaDatabase: &ev.Database, metaTable: &ev.Table} {
 		s, ok := ol.Meta[key].(string)
 		if !ok {
 			return ev, fmt.Errorf("metadata %s is %T, want a string: %q", key, ol.Meta[key], line)
@@ -68,7 +83,7 @@ func parseLine(line []byte) (harness.Event, error) {
 	if ev.Phase != "binlog" {
 		return ev, nil
 	}
-	for key, dst := range map[string]*string{"doris_window_start": &ev.WindowStart, "doris_window_end": &ev.WindowEnd} {
+	for key, dst := range map[string]*string{metaWindowStart: &ev.WindowStart, metaWindowEnd: &ev.WindowEnd} {
 		s, ok := ol.Meta[key].(string)
 		if !ok {
 			return ev, fmt.Errorf("metadata %s is %T, want a string: %q", key, ol.Meta[key], line)
@@ -77,7 +92,7 @@ func parseLine(line []byte) (harness.Event, error) {
 	}
 	// The input sets these as int64 metadata, so the mapping writes JSON
 	// integers; a string here would mean the types were lost.
-	for key, dst := range map[string]*int64{"doris_tso": &ev.TSO, "doris_lsn": &ev.LSN, "doris_op": &ev.Op, "commit_ts_ms": &ev.CommitTSMs} {
+	for key, dst := range map[string]*int64{metaTSO: &ev.TSO, metaLSN: &ev.LSN, metaOp: &ev.Op, metaCommitTS: &ev.CommitTSMs} {
 		n, ok := ol.Meta[key].(json.Number)
 		if !ok {
 			return ev, fmt.Errorf("metadata %s is %T, want a JSON integer: %q", key, ol.Meta[key], line)
@@ -91,11 +106,17 @@ func parseLine(line []byte) (harness.Event, error) {
 	return ev, nil
 }
 
-// byTable splits events by their table metadata, keeping their order.
+// byTable splits events by their table, keeping their order; events of
+// other databases are an error of the selection and land under their
+// db.table name, which no check expects.
 func byTable(evs []harness.Event) map[string][]harness.Event {
 	out := map[string][]harness.Event{}
 	for _, ev := range evs {
-		out[ev.Table] = append(out[ev.Table], ev)
+		k := ev.Table
+		if ev.Database != db {
+			k = ev.Database + "." + ev.Table
+		}
+		out[k] = append(out[k], ev)
 	}
 	return out
 }
