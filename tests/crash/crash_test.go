@@ -45,8 +45,14 @@ func TestCrash(t *testing.T) {
 		case sh.createAt():
 			s.waitStreaming(r)
 			s.createLate(r)
-			// Often mid-snapshot or mid-catch-up of the new table.
-			s.sleep(time.Duration(s.rng.IntN(2500)) * time.Millisecond)
+			// The short form kills soon, mostly mid-snapshot of the new
+			// table, so that the next run resumes it from its own start;
+			// the long form kills anywhere up to its catch-up and after.
+			wait := 300
+			if sh.long {
+				wait = 2500
+			}
+			s.sleep(time.Duration(s.rng.IntN(wait)) * time.Millisecond)
 		case sh.dropAt():
 			s.waitStreaming(r)
 			s.dropTable(r, victim)
@@ -72,10 +78,7 @@ func TestCrash(t *testing.T) {
 	s.finish(final)
 
 	f := s.verify()
-	of := s.checkOrder(t, s.w.transactions())
-	if of.checked == 0 {
-		t.Errorf("none of the %d multi-table transactions was seen whole in the shared chain; the order check checked nothing", of.txns)
-	}
+	of := s.checkOrder(t)
 	s.checkOracle()
 	line := fmt.Sprintf("crash: kills=%d events=%d lost=%d duplicates=%d bound=%d", sh.kills, f.events, f.lost, f.duplicates(), f.bound)
 	t.Logf("%s (workload steps %d, multi-table transactions %d of which %d checked whole, %d with snapshot rows between; kills mid-snapshot %d; "+

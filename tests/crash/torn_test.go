@@ -46,6 +46,7 @@ func TestCrashTornCheckpoint(t *testing.T) {
 	s.catchUp(final, 2*time.Minute)
 	s.finish(final)
 	f := s.verify()
+	s.checkOrder(t)
 	t.Logf("torn checkpoint: kills=%d events=%d lost=%d duplicates=%d bound=%d (workload steps %d)",
 		len(s.kills), f.events, f.lost, f.duplicates(), f.bound, steps)
 }
