@@ -3,6 +3,7 @@ package crash
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -88,5 +89,32 @@ func TestTearPrimaryNeedsAnIntactBackup(t *testing.T) {
 	}
 	if got := storedState(dir); got == nil || got.Seq != 3 {
 		t.Fatalf("storedState after the tear = %+v, want the backup", got)
+	}
+}
+
+func TestOrderCheckFindsSplitTransactionsAndSparesCatchUp(t *testing.T) {
+	ev := func(table string, tso, lsn int64, id int, end string) harness.Event {
+		return harness.Event{Phase: "binlog", Operation: "insert", Database: db, Table: table, TSO: tso, LSN: lsn,
+			WindowStart: "2026-01-01 00:00:00", WindowEnd: end, Row: map[string]any{"id": id}}
+	}
+	const chainEnd, catchEnd = "2026-01-01 00:00:09", "2026-01-01 00:00:05"
+	oc := &orderCheck{late: "t9", catchUpEnd: catchEnd, txns: []txnRecord{{keys: map[string]int64{"t1": 1, "t2": 1}}}}
+	whole := []harness.Event{ev("t1", 10, 1, 1, chainEnd), ev("t2", 10, 1, 1, chainEnd), ev("t1", 20, 2, 2, chainEnd),
+		// A late table's catch-up may bring older TSOs after newer chain events.
+		ev("t9", 5, 1, 1, catchEnd), ev("t9", 30, 2, 2, chainEnd)}
+	of := oc.check([][]harness.Event{whole})
+	if len(of.problems) != 0 || of.checked != 1 {
+		t.Fatalf("in-order output: checked %d, problems %v", of.checked, of.problems)
+	}
+	cut, ok := splitTransaction(whole)
+	if !ok {
+		t.Fatal("splitTransaction found no transaction")
+	}
+	if of := oc.check([][]harness.Event{cut}); len(of.problems) == 0 {
+		t.Fatalf("a split transaction was not reported: %+v", cut)
+	}
+	late := append(slices.Clone(whole[:3]), ev("t9", 5, 1, 1, chainEnd))
+	if of := oc.check([][]harness.Event{late}); len(of.problems) == 0 {
+		t.Fatal("an older TSO in the shared chain was not reported")
 	}
 }
