@@ -17,13 +17,20 @@ import (
 	"os"
 	"testing"
 	"time"
+
+	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
 )
 
+// crashShape is the short form, or the long one with CRASH_LONG.
+// CRASH_CREATE_WHILE_DOWN creates the late table between two runs, so that
+// it joins when the next run resumes instead of by discovery.
 func crashShape() shape {
+	sh := shape{tables: 3, rowsPerTable: 300, buckets: 8, kills: 3, maxSteps: 600, pause: 20 * time.Millisecond}
 	if os.Getenv("CRASH_LONG") != "" {
-		return shape{long: true, tables: 3, rowsPerTable: 2000, buckets: 8, kills: 12, maxSteps: 6000, pause: 15 * time.Millisecond}
+		sh = shape{long: true, tables: 3, rowsPerTable: 2000, buckets: 8, kills: 12, maxSteps: 6000, pause: 15 * time.Millisecond}
 	}
-	return shape{tables: 3, rowsPerTable: 300, buckets: 8, kills: 3, maxSteps: 600, pause: 20 * time.Millisecond}
+	sh.createWhileDown = os.Getenv("CRASH_CREATE_WHILE_DOWN") != ""
+	return sh
 }
 
 // createAt and dropAt are the runs (0-based) during which a table is
@@ -40,10 +47,15 @@ func TestCrash(t *testing.T) {
 	victim := s.order[len(s.order)-1]
 
 	for k := range sh.kills {
+		if k == sh.createAt() && sh.createWhileDown {
+			s.t.Logf("creating %s while no run is up (CRASH_CREATE_WHILE_DOWN)", s.addLateTable())
+		}
 		r := s.start()
-		switch k {
-		case sh.createAt():
-			s.waitStreaming(r)
+		switch {
+		case k == sh.createAt() && sh.createWhileDown:
+			s.waitStored(r, 60*time.Second, s.late+" in the checkpoint", func(st *checkpoint.State) bool { return phaseOf(st, s.late) != phaseNone })
+			s.waitKillPoint(r, k)
+		case k == sh.createAt():
 			s.createLate(r)
 			// The short form kills soon, mostly mid-snapshot of the new
 			// table, so that the next run resumes it from its own start;
@@ -53,7 +65,7 @@ func TestCrash(t *testing.T) {
 				wait = 2500
 			}
 			s.sleep(time.Duration(s.rng.IntN(wait)) * time.Millisecond)
-		case sh.dropAt():
+		case k == sh.dropAt():
 			s.waitStreaming(r)
 			s.dropTable(r, victim)
 			s.waitKillPoint(r, k)

@@ -217,3 +217,18 @@ func (r *run) waitLines(ctx context.Context, n int) bool {
 		}
 	}
 }
+
+// waitLog waits (bounded) until the run's log contains text.
+func (r *run) waitLog(t *testing.T, timeout time.Duration, text string) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !strings.Contains(r.log(), text) {
+		if r.exited() {
+			t.Fatalf("run %d exited (%v) before logging %q\n%s", r.no, r.waitErr, text, r.logTail())
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("run %d did not log %q within %s\n%s", r.no, text, timeout, r.logTail())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

@@ -25,10 +25,11 @@ func (s *suite) verify() figures {
 		if s.gone[tbl] != nil {
 			state = "dropped"
 		}
-		s.t.Logf("%s (%s): events=%d lost=%d duplicates=%d (binlog %d, snapshot %d) binlog_start=%q",
-			qualified(tbl), state, f.events, f.lost, f.duplicates(), f.dupBinlog, f.dupSnap, c.binlogStart())
+		s.t.Logf("%s (%s): events=%d lost=%d duplicates=%d (binlog %d, snapshot %d) binlog_start=%q snapshot rows per run %v",
+			qualified(tbl), state, f.events, f.lost, f.duplicates(), f.dupBinlog, f.dupSnap, c.binlogStart(), s.snapshotRowsPerRun(tbl))
 		sum.add(f)
 	}
+	s.checkRunDuplicates()
 	sum.bound = s.bound()
 	if sum.duplicates() > sum.bound {
 		s.t.Errorf("%d duplicates (%d binlog, %d snapshot) exceed the bound %d over %d kills",
@@ -114,4 +115,35 @@ func (s *suite) lastWindowEnd() string {
 		}
 	}
 	return end
+}
+
+// snapshotRowsPerRun counts table's snapshot rows in each run's output, to
+// tell where snapshot duplicates came from.
+func (s *suite) snapshotRowsPerRun(table string) []int {
+	out := make([]int, len(s.segs))
+	for i, seg := range s.segs {
+		for _, ev := range seg {
+			if ev.Table == table && ev.Phase != "binlog" {
+				out[i]++
+			}
+		}
+	}
+	return out
+}
+
+// checkRunDuplicates fails the test when one run delivered a binlog
+// position or a snapshot key of a table twice: without a kill (or a
+// nack, which the file output never sends) in between, nothing may come
+// twice.
+func (s *suite) checkRunDuplicates() {
+	s.t.Helper()
+	for i, seg := range s.segs {
+		for tbl, evs := range byTable(seg) {
+			bin, snap := harness.DuplicatePositions(evs), snapshotDuplicates(evs)
+			if bin+snap > 0 {
+				s.t.Errorf("run %d delivered %d binlog positions and %d snapshot rows of %s twice, with no kill in between",
+					i+1, bin, snap, tbl)
+			}
+		}
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"testing"
@@ -26,6 +27,9 @@ type shape struct {
 	kills        int
 	maxSteps     int           // workload steps at most
 	pause        time.Duration // average pause between steps
+	// createWhileDown: the late table is created between two runs
+	// instead of while one runs.
+	createWhileDown bool
 }
 
 // suite is one simulator, its tables and workloads, and the runs of the
@@ -86,6 +90,12 @@ func newSuite(t *testing.T, sh shape, sd uint64) *suite {
 	s.obs = startObserver(s.pc.cacheDir())
 	t.Cleanup(s.obs.close)
 	t.Cleanup(func() {
+		if keep := os.Getenv("CRASH_KEEP_DIR"); keep != "" {
+			// Configs, logs, outputs and checkpoints, for a look after the run.
+			if err := os.CopyFS(filepath.Join(keep, t.Name()), os.DirFS(s.pc.dir)); err != nil {
+				t.Logf("CRASH_KEEP_DIR: %v", err)
+			}
+		}
 		if t.Failed() {
 			for _, r := range s.runs {
 				t.Log(r.logTail())
@@ -250,15 +260,24 @@ func (s *suite) waitStreaming(r *run) {
 	})
 }
 
-// createLate creates a table while r runs and waits (bounded) until table
-// discovery has stored it.
+// createLate creates a table once r has entered its binlog phase, and
+// waits (bounded) until table discovery has stored it.
 func (s *suite) createLate(r *run) {
+	s.t.Helper()
+	r.waitLog(s.t, 60*time.Second, "Binlog phase: reading")
+	tbl := s.addLateTable()
+	st := s.waitStored(r, 30*time.Second, tbl+" in the checkpoint", func(st *checkpoint.State) bool { return phaseOf(st, tbl) != phaseNone })
+	s.t.Logf("run %d: created %s.%s; discovery stored it as %s", r.no, db, tbl, phaseOf(st, tbl))
+}
+
+// addLateTable creates the late table, loads it and adds it to the
+// workload.
+func (s *suite) addLateTable() string {
 	s.t.Helper()
 	tbl := s.createTable(s.sh.rowsPerTable / 2)
 	s.late = tbl
 	s.w.add(s.loads[tbl])
-	st := s.waitStored(r, 30*time.Second, tbl+" in the checkpoint", func(st *checkpoint.State) bool { return phaseOf(st, tbl) != phaseNone })
-	s.t.Logf("run %d: created %s.%s; discovery stored it as %s", r.no, db, tbl, phaseOf(st, tbl))
+	return tbl
 }
 
 func describe(st *checkpoint.State) string {
