@@ -118,3 +118,18 @@ func TestOrderCheckFindsSplitTransactionsAndSparesCatchUp(t *testing.T) {
 		t.Fatal("an older TSO in the shared chain was not reported")
 	}
 }
+
+func TestLogLinesMatchTheInputsWording(t *testing.T) {
+	line := `time="x" level=warn msg="Snapshot split 0003 of crash.t1 (tablets [10011]) failed, re-reading it from its start (attempt 2 of 3): EOF"`
+	if !tableLine(splitRetryLine, "t1").MatchString(line) || tableLine(splitRetryLine, "t2").MatchString(line) {
+		t.Fatal("splitRetryLine does not tell the split retry of crash.t1")
+	}
+	join := `msg="Table crash.t4 joins the stream: snapshot, 0 tablets done, its binlog from 2026-12-01 11:18:44"`
+	if m := tableLine(joinLine, "t4").FindStringSubmatch(join); m == nil || m[1] != "2026-12-01 11:18:44" {
+		t.Fatalf("joinLine: %v", m)
+	}
+	cu := `msg="Table crash.t4 catches up on its binlog [2026-12-01 11:18:44, 2026-12-01 11:18:47) before joining the shared windows"`
+	if m := tableLine(catchUpLine, "t4").FindStringSubmatch(cu); m == nil || m[2] != "2026-12-01 11:18:47" {
+		t.Fatalf("catchUpLine: %v", m)
+	}
+}

@@ -12,6 +12,9 @@ var (
 	joinLine = `Table %s joins the stream: snapshot, \d+ tablets done, its binlog from (\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)`
 	// catchUpLine: a late table reading its own binlog window.
 	catchUpLine = `Table %s catches up on its binlog \[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d), (\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)\)`
+	// splitRetryLine: a snapshot split read again from its start after a
+	// failure, which may repeat its rows within one run.
+	splitRetryLine = `Snapshot split \S+ of %s \(tablets [^)]*\) failed, re-reading it from its start`
 )
 
 func tableLine(format, table string) *regexp.Regexp {
@@ -47,4 +50,10 @@ func (s *suite) catchUpEnd(table string) string {
 		}
 	}
 	return end
+}
+
+// splitRetried reports whether r logged re-reading a snapshot split of
+// table after a failure.
+func (r *run) splitRetried(table string) bool {
+	return tableLine(splitRetryLine, table).MatchString(r.log())
 }
