@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -288,4 +287,3 @@ func describe(st *checkpoint.State) string {
 	return string(b)
 }
 
-func (s *suite) isLive(tbl string) bool { return slices.Contains(s.live, tbl) }

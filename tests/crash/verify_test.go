@@ -37,7 +37,7 @@ func (f *figures) add(o figures) {
 
 // killInfo is what the test knew when it killed a run.
 type killInfo struct {
-	run int
+	run int // the killed run's number
 	// snapshotting are the tables whose stored entry was still in the
 	// snapshot phase (or not stored yet): the next run re-reads the
 	// splits of them that were in progress.
