@@ -286,4 +286,3 @@ func describe(st *checkpoint.State) string {
 	}
 	return string(b)
 }
-
