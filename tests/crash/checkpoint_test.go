@@ -9,10 +9,14 @@ import (
 	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
 )
 
-// checkpointPath is the file the `file` cache keeps a table's primary
-// checkpoint copy in, under the input's default key.
-func checkpointPath(cacheDir, db, table string) string {
-	return filepath.Join(cacheDir, checkpoint.SanitizeKey("doris_binlog_"+db+"_"+table))
+// checkpointKey is the input's checkpoint_cache_key. It is set explicitly:
+// the default for an include selection is a digest of the selection.
+const checkpointKey = "crash_cp"
+
+// checkpointPath is the file the `file` cache keeps the input's primary
+// checkpoint copy in.
+func checkpointPath(cacheDir string) string {
+	return filepath.Join(cacheDir, checkpointKey)
 }
 
 // readCopy decodes one stored copy; (nil, nil) when it does not exist.
@@ -31,10 +35,10 @@ func readCopy(path string) (*checkpoint.State, error) {
 	return st, nil
 }
 
-// storedState is the newest intact copy of a table's checkpoint, as the
+// storedState is the newest intact copy of the input's checkpoint, as the
 // input would load it; nil when nothing intact is stored.
-func storedState(cacheDir, db, table string) *checkpoint.State {
-	path := checkpointPath(cacheDir, db, table)
+func storedState(cacheDir string) *checkpoint.State {
+	path := checkpointPath(cacheDir)
 	var best *checkpoint.State
 	for _, p := range []string{path, path + checkpoint.BackupSuffix} {
 		st, err := readCopy(p)
@@ -45,18 +49,29 @@ func storedState(cacheDir, db, table string) *checkpoint.State {
 	return best
 }
 
+// bothIntact reports whether both copies decode, i.e. a save has completed.
+func bothIntact(cacheDir string) bool {
+	path := checkpointPath(cacheDir)
+	for _, p := range []string{path, path + checkpoint.BackupSuffix} {
+		if st, err := readCopy(p); err != nil || st == nil {
+			return false
+		}
+	}
+	return true
+}
+
 // tearPrimary leaves the primary copy the way a kill during the `file`
 // cache's truncate-then-write does: empty, or cut in the middle. It refuses
 // when the backup copy is not intact, since the input then rightly stops
 // instead of guessing.
-func tearPrimary(cacheDir, db, table string, half bool) error {
-	path := checkpointPath(cacheDir, db, table)
+func tearPrimary(cacheDir string, half bool) error {
+	path := checkpointPath(cacheDir)
 	if st, err := readCopy(path + checkpoint.BackupSuffix); err != nil || st == nil {
-		return fmt.Errorf("backup copy of %s.%s is not intact (%v), not tearing the primary", db, table, err)
+		return fmt.Errorf("backup copy of %s is not intact (%v), not tearing the primary", checkpointKey, err)
 	}
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return fmt.Errorf("reading checkpoint of %s.%s: %w", db, table, err)
+		return fmt.Errorf("reading checkpoint %s: %w", checkpointKey, err)
 	}
 	if half {
 		b = b[:len(b)/2]
@@ -64,15 +79,21 @@ func tearPrimary(cacheDir, db, table string, half bool) error {
 		b = nil
 	}
 	if err := os.WriteFile(path, b, 0o644); err != nil {
-		return fmt.Errorf("tearing checkpoint of %s.%s: %w", db, table, err)
+		return fmt.Errorf("tearing checkpoint %s: %w", checkpointKey, err)
 	}
 	return nil
 }
 
-// phaseOf is the phase the stored state gives db.table; "none" without one.
+// phaseNone is what phaseOf says of a table the state does not hold.
+const phaseNone = "none"
+
+// phaseOf is the phase the stored state gives db.table.
 func phaseOf(st *checkpoint.State, table string) string {
-	if st == nil || st.Tables[db+"."+table] == nil {
-		return "none"
+	if st == nil || st.Tables[qualified(table)] == nil {
+		return phaseNone
 	}
-	return st.Tables[db+"."+table].Phase
+	return st.Tables[qualified(table)].Phase
 }
+
+// qualified is the db.table name the checkpoint and the merge order use.
+func qualified(table string) string { return db + "." + table }

@@ -3,6 +3,7 @@ package crash
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -70,23 +71,65 @@ func TestTearPrimaryNeedsAnIntactBackup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := checkpointPath(dir, db, "t1")
+	path := checkpointPath(dir)
 	if err := os.WriteFile(path, b, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := tearPrimary(dir, db, "t1", true); err == nil {
+	if err := tearPrimary(dir, true); err == nil {
 		t.Fatal("tore the primary with no backup")
 	}
 	if err := os.WriteFile(path+checkpoint.BackupSuffix, b, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := tearPrimary(dir, db, "t1", true); err != nil {
+	if err := tearPrimary(dir, true); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := readCopy(path); err == nil {
 		t.Fatal("the half-written primary still decodes")
 	}
-	if got := storedState(dir, db, "t1"); got == nil || got.Seq != 3 {
+	if got := storedState(dir); got == nil || got.Seq != 3 {
 		t.Fatalf("storedState after the tear = %+v, want the backup", got)
+	}
+}
+
+func TestOrderCheckFindsSplitTransactionsAndSparesCatchUp(t *testing.T) {
+	ev := func(table string, tso, lsn int64, id int, end string) harness.Event {
+		return harness.Event{Phase: "binlog", Operation: "insert", Database: db, Table: table, TSO: tso, LSN: lsn,
+			WindowStart: "2026-01-01 00:00:00", WindowEnd: end, Row: map[string]any{"id": id}}
+	}
+	const chainEnd, catchEnd = "2026-01-01 00:00:09", "2026-01-01 00:00:05"
+	oc := &orderCheck{late: "t9", catchUpEnd: catchEnd, txns: []txnRecord{{keys: map[string]int64{"t1": 1, "t2": 1}}}}
+	whole := []harness.Event{ev("t1", 10, 1, 1, chainEnd), ev("t2", 10, 1, 1, chainEnd), ev("t1", 20, 2, 2, chainEnd),
+		// A late table's catch-up may bring older TSOs after newer chain events.
+		ev("t9", 5, 1, 1, catchEnd), ev("t9", 30, 2, 2, chainEnd)}
+	of := oc.check([][]harness.Event{whole})
+	if len(of.problems) != 0 || of.checked != 1 {
+		t.Fatalf("in-order output: checked %d, problems %v", of.checked, of.problems)
+	}
+	cut, ok := splitTransaction(whole)
+	if !ok {
+		t.Fatal("splitTransaction found no transaction")
+	}
+	if of := oc.check([][]harness.Event{cut}); len(of.problems) == 0 {
+		t.Fatalf("a split transaction was not reported: %+v", cut)
+	}
+	late := append(slices.Clone(whole[:3]), ev("t9", 5, 1, 1, chainEnd))
+	if of := oc.check([][]harness.Event{late}); len(of.problems) == 0 {
+		t.Fatal("an older TSO in the shared chain was not reported")
+	}
+}
+
+func TestLogLinesMatchTheInputsWording(t *testing.T) {
+	line := `time="x" level=warn msg="Snapshot split 0003 of crash.t1 (tablets [10011]) failed, re-reading it from its start (attempt 2 of 3): EOF"`
+	if !tableLine(splitRetryLine, "t1").MatchString(line) || tableLine(splitRetryLine, "t2").MatchString(line) {
+		t.Fatal("splitRetryLine does not tell the split retry of crash.t1")
+	}
+	join := `msg="Table crash.t4 joins the stream: snapshot, 0 tablets done, its binlog from 2026-12-01 11:18:44"`
+	if m := tableLine(joinLine, "t4").FindStringSubmatch(join); m == nil || m[1] != "2026-12-01 11:18:44" {
+		t.Fatalf("joinLine: %v", m)
+	}
+	cu := `msg="Table crash.t4 catches up on its binlog [2026-12-01 11:18:44, 2026-12-01 11:18:47) before joining the shared windows"`
+	if m := tableLine(catchUpLine, "t4").FindStringSubmatch(cu); m == nil || m[2] != "2026-12-01 11:18:47" {
+		t.Fatalf("catchUpLine: %v", m)
 	}
 }

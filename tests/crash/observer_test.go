@@ -2,27 +2,28 @@ package crash
 
 import (
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
 )
 
-// observer polls the stored checkpoints while runs go on and records each
-// table's stream start, which only snapshot-phase checkpoints carry.
+// observer polls the stored checkpoint while runs go on and records each
+// table's binlog start, which only a snapshot-phase entry shows: the shared
+// chain's start for a table that started with it, the table's own start
+// for one that joined later.
 type observer struct {
 	cacheDir string
-	db       string
-	tables   []string
 
 	mu     sync.Mutex
-	starts map[string]map[string]bool // table -> stream starts seen
+	starts map[string]map[string]bool // table (without db) -> binlog starts seen
 	stop   chan struct{}
 	done   chan struct{}
 }
 
-func startObserver(cacheDir, db string, tables []string) *observer {
-	o := &observer{cacheDir: cacheDir, db: db, tables: tables, starts: map[string]map[string]bool{},
+func startObserver(cacheDir string) *observer {
+	o := &observer{cacheDir: cacheDir, starts: map[string]map[string]bool{},
 		stop: make(chan struct{}), done: make(chan struct{})}
 	go func() {
 		defer close(o.done)
@@ -40,19 +41,27 @@ func startObserver(cacheDir, db string, tables []string) *observer {
 	return o
 }
 
-// observe records the stream starts stored now.
+// observe records the binlog starts stored now.
 func (o *observer) observe() {
-	for _, tbl := range o.tables {
-		st := storedState(o.cacheDir, o.db, tbl)
-		if phaseOf(st, tbl) != checkpoint.PhaseSnapshot || st.Stream == nil {
+	st := storedState(o.cacheDir)
+	if st == nil || st.Stream == nil {
+		return
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for key, t := range st.Tables {
+		if t.Phase != checkpoint.PhaseSnapshot {
 			continue
 		}
-		o.mu.Lock()
+		start := st.Stream.Start
+		if t.Start != "" {
+			start = t.Start
+		}
+		tbl := strings.TrimPrefix(key, db+".")
 		if o.starts[tbl] == nil {
 			o.starts[tbl] = map[string]bool{}
 		}
-		o.starts[tbl][st.Stream.Start] = true
-		o.mu.Unlock()
+		o.starts[tbl][start] = true
 	}
 }
 
@@ -61,8 +70,8 @@ func (o *observer) close() {
 	<-o.done
 }
 
-// streamStarts lists the distinct stream starts seen for table, sorted.
-func (o *observer) streamStarts(table string) []string {
+// binlogStarts lists the distinct binlog starts seen for table, sorted.
+func (o *observer) binlogStarts(table string) []string {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	var out []string

@@ -47,6 +47,19 @@ func readOutput(path string, killed bool) (evs []harness.Event, torn bool, err e
 	return evs, torn, nil
 }
 
+// Metadata keys the suite reads, all here so that a rename touches one
+// place.
+const (
+	metaOperation   = "operation"
+	metaDatabase    = "database_schema"
+	metaTable       = "table"
+	metaWindowStart = "doris_window_start" // with debug_metadata
+	metaWindowEnd   = "doris_window_end"
+	metaTSO         = "tso"
+	metaLSN         = "lsn"
+	metaCommitTS    = "commit_ts_ms"
+)
+
 func parseLine(line []byte) (harness.Event, error) {
 	var ol outputLine
 	dec := json.NewDecoder(bytes.NewReader(line))
@@ -58,7 +71,7 @@ func parseLine(line []byte) (harness.Event, error) {
 		return harness.Event{}, fmt.Errorf("lacks meta or row: %q", line)
 	}
 	ev := harness.Event{Row: ol.Row}
-	for key, dst := range map[string]*string{"operation": &ev.Operation, "database_schema": &ev.Database, "table": &ev.Table} {
+	for key, dst := range map[string]*string{metaOperation: &ev.Operation, metaDatabase: &ev.Database, metaTable: &ev.Table} {
 		s, ok := ol.Meta[key].(string)
 		if !ok {
 			return ev, fmt.Errorf("metadata %s is %T, want a string: %q", key, ol.Meta[key], line)
@@ -66,11 +79,11 @@ func parseLine(line []byte) (harness.Event, error) {
 		*dst = s
 	}
 	ev.Phase = "snapshot"
-	if _, ok := ol.Meta["tso"]; !ok {
+	if _, ok := ol.Meta[metaTSO]; !ok {
 		return ev, nil
 	}
 	ev.Phase, ev.Op = "binlog", opCode[ev.Operation]
-	for key, dst := range map[string]*string{"doris_window_start": &ev.WindowStart, "doris_window_end": &ev.WindowEnd} {
+	for key, dst := range map[string]*string{metaWindowStart: &ev.WindowStart, metaWindowEnd: &ev.WindowEnd} {
 		s, ok := ol.Meta[key].(string)
 		if !ok {
 			return ev, fmt.Errorf("metadata %s is %T, want a string: %q", key, ol.Meta[key], line)
@@ -79,7 +92,7 @@ func parseLine(line []byte) (harness.Event, error) {
 	}
 	// The input sets these as int64 metadata, so the mapping writes JSON
 	// integers; a string here would mean the types were lost.
-	for key, dst := range map[string]*int64{"tso": &ev.TSO, "lsn": &ev.LSN, "commit_ts_ms": &ev.CommitTSMs} {
+	for key, dst := range map[string]*int64{metaTSO: &ev.TSO, metaLSN: &ev.LSN, metaCommitTS: &ev.CommitTSMs} {
 		n, ok := ol.Meta[key].(json.Number)
 		if !ok {
 			return ev, fmt.Errorf("metadata %s is %T, want a JSON integer: %q", key, ol.Meta[key], line)
@@ -96,11 +109,17 @@ func parseLine(line []byte) (harness.Event, error) {
 // opCode is the Doris op code of each binlog operation.
 var opCode = map[string]int64{"insert": 0, "delete": 1, "update_before": 2, "update_after": 3}
 
-// byTable splits events by their table metadata, keeping their order.
+// byTable splits events by their table, keeping their order; events of
+// other databases are an error of the selection and land under their
+// db.table name, which no check expects.
 func byTable(evs []harness.Event) map[string][]harness.Event {
 	out := map[string][]harness.Event{}
 	for _, ev := range evs {
-		out[ev.Table] = append(out[ev.Table], ev)
+		k := ev.Table
+		if ev.Database != db {
+			k = ev.Database + "." + ev.Table
+		}
+		out[k] = append(out[k], ev)
 	}
 	return out
 }

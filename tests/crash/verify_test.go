@@ -35,71 +35,95 @@ func (f *figures) add(o figures) {
 	f.bound += o.bound
 }
 
-// killInfo is what the test knew about one table when it killed a run.
+// killInfo is what the test knew when it killed a run.
 type killInfo struct {
-	// inSnapshot: the table's stored checkpoint was not yet in the binlog
-	// phase, so the next run re-reads the splits that were in progress.
-	inSnapshot bool
+	run int // the killed run's number
+	// snapshotting are the tables whose stored entry was still in the
+	// snapshot phase (or not stored yet): the next run re-reads the
+	// splits of them that were in progress.
+	snapshotting []string
 }
 
 // tableCheck holds what verifying one table needs.
 type tableCheck struct {
-	srv         *dorissim.Server
-	db, table   string
-	events      []harness.Event // every run's lines for the table, in run order
-	streamStart string          // from a snapshot-phase checkpoint; "" if never seen
-	kills       []killInfo
-	limit       int // checkpoint_limit
-	parallel    int // max_parallel_snapshot_splits
-	inserted    int // keys the workload ever inserted (it never reuses a key)
+	s        *suite
+	table    string
+	events   []harness.Event // every run's lines for the table, in run order
+	starts   []string        // binlog starts seen in snapshot-phase checkpoints
+	logStart string          // the binlog start a run logged when the table joined late
+	inserted int             // keys the workload ever inserted (it never reuses a key)
+}
+
+// tableCheck prepares the verification of tbl over evs.
+func (s *suite) tableCheck(tbl string, evs []harness.Event) *tableCheck {
+	c := &tableCheck{s: s, table: tbl, events: evs, starts: s.obs.binlogStarts(tbl), inserted: int(s.loads[tbl].NextID() - 1)}
+	if tbl == s.late {
+		c.logStart = s.loggedJoinStart(tbl)
+	}
+	return c
+}
+
+// binlogStart is where the table's binlog is followed from: its stored
+// start, else the one logged when it joined, else its first window.
+func (c *tableCheck) binlogStart() string {
+	if len(c.starts) > 0 {
+		return c.starts[0]
+	}
+	if c.logStart != "" {
+		return c.logStart
+	}
+	start := ""
+	for _, ev := range c.events {
+		if ev.Phase == "binlog" && (start == "" || ev.WindowStart < start) {
+			start = ev.WindowStart
+		}
+	}
+	return start
 }
 
 // replayDiff rebuilds the table from the events (binlog sorted by position,
-// repeats dropped) and compares it with the simulator's table.
+// repeats dropped) and compares it with want.
 func replayDiff(t *testing.T, srv *dorissim.Server, db, table string, evs []harness.Event) string {
 	t.Helper()
+	return replayDiffFrom(harness.TableState(t, srv, db, table, "id", columns...), evs)
+}
+
+func replayDiffFrom(want map[string]harness.Row, evs []harness.Event) string {
 	got, err := harness.Replay(harness.SortDedupe(evs), "id")
 	if err != nil {
 		return "replay: " + err.Error()
 	}
-	return harness.Diff(harness.TableState(t, srv, db, table, "id", columns...), got)
+	return harness.Diff(want, got)
 }
 
 // verify computes the table's figures and fails the test on a wrong table,
-// a lost or phantom position, or duplicates beyond the bound.
-//
-// Duplicate bound, per kill: the output may have written up to
-// checkpoint_limit messages that were not yet acked (the source re-sends
-// nothing acked). When the table was still in the snapshot phase, the next
-// run also re-reads every split that was in progress: at most
-// max_parallel_snapshot_splits splits of request_tablet_size 1, i.e. that
-// many tablets. A tablet never holds more rows than the keys ever inserted
-// into it, which is at most its live rows at the end plus every deleted key
-// (the workload never reuses a key).
+// a lost or phantom position, or a stream start that moved. A live table
+// must replay to the simulator's table; a dropped one to its content at
+// the drop. Duplicates are bounded for the whole input (see suite.bound).
 func (c *tableCheck) verify(t *testing.T) figures {
 	t.Helper()
 	f := figures{events: len(c.events)}
-	name := c.db + "." + c.table
-	if d := replayDiff(t, c.srv, c.db, c.table, c.events); d != "" {
+	name := qualified(c.table)
+	if len(c.starts) > 1 {
+		t.Errorf("%s: the stored binlog start changed across restarts: %v", name, c.starts)
+	}
+	if c.logStart != "" && len(c.starts) > 0 && c.logStart != c.starts[0] {
+		t.Errorf("%s: the run logged its binlog start %s, the checkpoint held %s", name, c.logStart, c.starts[0])
+	}
+	var d string
+	if g := c.s.gone[c.table]; g != nil {
+		d = replayDiffFrom(g.state, c.events)
+	} else {
+		d = replayDiff(t, c.s.srv, db, c.table, c.events)
+	}
+	if d != "" {
 		t.Errorf("%s: replaying the output does not give the table:\n%s", name, d)
 	}
 	f.dupBinlog = harness.DuplicatePositions(c.events)
 	f.dupSnap = snapshotDuplicates(c.events)
 	f.lost, f.phantom = c.positions(t)
-
-	tabletRows := c.maxTabletRowsEver(t)
-	for _, k := range c.kills {
-		f.bound += c.limit
-		if k.inSnapshot {
-			f.bound += c.parallel * tabletRows
-		}
-	}
 	if f.lost > 0 || f.phantom > 0 {
 		t.Errorf("%s: %d binlog positions lost, %d delivered that Doris does not have", name, f.lost, f.phantom)
-	}
-	if f.duplicates() > f.bound {
-		t.Errorf("%s: %d duplicates (%d binlog, %d snapshot) exceed the bound %d over %d kills",
-			name, f.duplicates(), f.dupBinlog, f.dupSnap, f.bound, len(c.kills))
 	}
 	return f
 }
@@ -123,27 +147,26 @@ func snapshotDuplicates(evs []harness.Event) int {
 }
 
 // positions compares the delivered binlog positions with what Doris itself
-// holds from the stream start to the last delivered window end.
+// holds from the table's binlog start to the last window end the output
+// reached (for a dropped table: the range taken before the drop).
 func (c *tableCheck) positions(t *testing.T) (lost, phantom int) {
 	t.Helper()
-	start, end := c.streamStart, ""
+	start, end := c.binlogStart(), c.s.lastWindowEnd()
 	for _, ev := range c.events {
-		if ev.Phase != "binlog" {
-			continue
+		if ev.Phase == "binlog" && ev.WindowStart < start {
+			t.Errorf("%s: window %s..%s starts before the binlog start %s", qualified(c.table), ev.WindowStart, ev.WindowEnd, start)
 		}
-		if start == "" || (c.streamStart == "" && ev.WindowStart < start) {
-			start = ev.WindowStart
-		}
-		if ev.WindowStart < start {
-			t.Errorf("%s.%s: window %s..%s starts before the stream start %s", c.db, c.table, ev.WindowStart, ev.WindowEnd, start)
-		}
-		end = max(end, ev.WindowEnd)
 	}
-	if end == "" {
-		t.Errorf("%s.%s: no binlog event was delivered", c.db, c.table)
+	if start == "" || end == "" {
+		t.Errorf("%s: no binlog event was delivered", qualified(c.table))
 		return 0, 0
 	}
-	want := expectedPositions(t, c.srv, c.db, c.table, start, end)
+	var want map[[3]int64]bool
+	if g := c.s.gone[c.table]; g != nil {
+		start, end, want = g.start, g.end, g.positions
+	} else {
+		want = expectedPositions(t, c.s.srv, db, c.table, start, end)
+	}
 	got := map[[3]int64]bool{}
 	for _, ev := range c.events {
 		if ev.Phase == "binlog" {
@@ -154,7 +177,7 @@ func (c *tableCheck) positions(t *testing.T) (lost, phantom int) {
 		if !got[p] {
 			lost++
 			if lost <= 5 {
-				t.Logf("%s.%s: lost binlog position %v", c.db, c.table, p)
+				t.Logf("%s: lost binlog position %v", qualified(c.table), p)
 			}
 		}
 	}
@@ -162,7 +185,7 @@ func (c *tableCheck) positions(t *testing.T) (lost, phantom int) {
 		if !want[p] {
 			phantom++
 			if phantom <= 5 {
-				t.Logf("%s.%s: delivered position %v is not in Doris's binlog [%s, %s)", c.db, c.table, p, start, end)
+				t.Logf("%s: delivered position %v is not in Doris's binlog [%s, %s)", qualified(c.table), p, start, end)
 			}
 		}
 	}
@@ -217,10 +240,13 @@ func asInt64(v any) (int64, bool) {
 // live rows now plus every key deleted so far.
 func (c *tableCheck) maxTabletRowsEver(t *testing.T) int {
 	t.Helper()
-	store := c.srv.Store()
-	info, err := store.Table(c.db, c.table)
+	if g := c.s.gone[c.table]; g != nil {
+		return g.tabletRows
+	}
+	store := c.s.srv.Store()
+	info, err := store.Table(db, c.table)
 	if err != nil {
-		t.Fatalf("tablets of %s.%s: %v", c.db, c.table, err)
+		t.Fatalf("tablets of %s: %v", qualified(c.table), err)
 	}
 	live, most := 0, 0
 	for _, id := range info.TabletIDs {
@@ -233,9 +259,9 @@ func (c *tableCheck) maxTabletRowsEver(t *testing.T) int {
 
 func countRows(t *testing.T, c *tableCheck, tablet int64) int {
 	t.Helper()
-	it, err := c.srv.Store().Scan(c.db, c.table, []int64{tablet})
+	it, err := c.s.srv.Store().Scan(db, c.table, []int64{tablet})
 	if err != nil {
-		t.Fatalf("scanning tablet %d of %s.%s: %v", tablet, c.db, c.table, err)
+		t.Fatalf("scanning tablet %d of %s: %v", tablet, qualified(c.table), err)
 	}
 	defer it.Close()
 	n := 0
@@ -245,7 +271,7 @@ func countRows(t *testing.T, c *tableCheck, tablet int64) int {
 			return n
 		}
 		if err != nil {
-			t.Fatalf("scanning tablet %d of %s.%s: %v", tablet, c.db, c.table, err)
+			t.Fatalf("scanning tablet %d of %s: %v", tablet, qualified(c.table), err)
 		}
 		n++
 	}

@@ -106,6 +106,12 @@ func NewWorkload(srv *dorissim.Server, db, table string, seed uint64) *Workload 
 
 // Insert adds n new rows in one transaction.
 func (w *Workload) Insert(ctx context.Context, n int) error {
+	return w.srv.Exec(ctx, w.InsertStatement(n))
+}
+
+// InsertStatement is an INSERT of n new rows, noted as live: run it in a
+// transaction that commits.
+func (w *Workload) InsertStatement(n int) string {
 	vals := make([]string, 0, n)
 	for range n {
 		id := w.nextID
@@ -113,7 +119,7 @@ func (w *Workload) Insert(ctx context.Context, n int) error {
 		vals = append(vals, w.rowValues(id))
 		w.live[id] = true
 	}
-	return w.srv.Exec(ctx, fmt.Sprintf("INSERT INTO `%s`.`%s` (`id`, `name`, `qty`, `amount`) VALUES %s", w.db, w.table, strings.Join(vals, ", ")))
+	return fmt.Sprintf("INSERT INTO `%s`.`%s` (`id`, `name`, `qty`, `amount`) VALUES %s", w.db, w.table, strings.Join(vals, ", "))
 }
 
 func (w *Workload) rowValues(id int64) string {
@@ -123,23 +129,32 @@ func (w *Workload) rowValues(id int64) string {
 // Step applies one random transaction: insert, update (by INSERT of an
 // existing key or UPDATE ... WHERE), or delete.
 func (w *Workload) Step(ctx context.Context) error {
+	return w.srv.Exec(ctx, w.Change())
+}
+
+// Change is the statement of one random change (see Step), noted as
+// applied: run it in a transaction that commits, alone or with others.
+func (w *Workload) Change() string {
 	w.Steps++
 	keys := w.liveKeys()
 	switch r := w.rng.IntN(10); {
 	case len(keys) == 0 || r < 4:
-		return w.Insert(ctx, 1+w.rng.IntN(3))
+		return w.InsertStatement(1 + w.rng.IntN(3))
 	case r < 6:
 		id := keys[w.rng.IntN(len(keys))]
-		return w.srv.Exec(ctx, fmt.Sprintf("INSERT INTO `%s`.`%s` (`id`, `name`, `qty`, `amount`) VALUES %s", w.db, w.table, w.rowValues(id)))
+		return fmt.Sprintf("INSERT INTO `%s`.`%s` (`id`, `name`, `qty`, `amount`) VALUES %s", w.db, w.table, w.rowValues(id))
 	case r < 8:
 		id := keys[w.rng.IntN(len(keys))]
-		return w.srv.Exec(ctx, fmt.Sprintf("UPDATE `%s`.`%s` SET `qty` = `qty` + 1, `name` = 'upd-%d' WHERE `id` = %d", w.db, w.table, w.Steps, id))
+		return fmt.Sprintf("UPDATE `%s`.`%s` SET `qty` = `qty` + 1, `name` = 'upd-%d' WHERE `id` = %d", w.db, w.table, w.Steps, id)
 	default:
 		id := keys[w.rng.IntN(len(keys))]
 		delete(w.live, id)
-		return w.srv.Exec(ctx, fmt.Sprintf("DELETE FROM `%s`.`%s` WHERE `id` = %d", w.db, w.table, id))
+		return fmt.Sprintf("DELETE FROM `%s`.`%s` WHERE `id` = %d", w.db, w.table, id)
 	}
 }
+
+// Table is the workload's table name.
+func (w *Workload) Table() string { return w.table }
 
 // liveKeys returns the live keys in ascending order, so that a seed always
 // picks the same rows.
