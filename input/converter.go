@@ -20,6 +20,8 @@ const (
 	metaTSO         = "doris_tso"
 	metaLSN         = "doris_lsn"
 	metaCommitTS    = "commit_ts_ms"
+	// The window bounds are UTC wall times, the zone the input's Flight
+	// sessions run in and Doris parses @incr bounds in.
 	metaWindowStart = "doris_window_start"
 	metaWindowEnd   = "doris_window_end"
 )

@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/redpanda-data/benthos/v4/public/service"
 
 	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
 	"github.com/rpconnect-doris/rpconnect-doris/input/delivery"
+	"github.com/rpconnect-doris/rpconnect-doris/input/doris"
 )
 
 // reader is the doris_binlog BatchInput. Connect starts a run: a coordinator
@@ -25,6 +27,9 @@ type reader struct {
 	store   *checkpoint.Store // nil when no checkpoint_cache is configured
 	del     *delivery.Delivery[*checkpoint.State]
 	pub     *offsetPublisher
+	// feZone is the FE's time_zone as of the last connect, in which the
+	// offset table's offset_timestamp is written.
+	feZone atomic.Pointer[doris.FEZone]
 
 	mu      sync.Mutex
 	run     *delivery.Run[*checkpoint.State]
@@ -73,8 +78,15 @@ func (r *reader) save(ctx context.Context, st *checkpoint.State) error {
 
 func (r *reader) committed(st *checkpoint.State) {
 	r.m.committed(st)
-	if r.pub != nil && st.Stream != nil {
-		r.pub.offer(st.Stream.Start)
+	if r.pub == nil || st.Stream == nil {
+		return
+	}
+	// offset_timestamp is FE time, so that it can be copied into
+	// scan_timestamp; the bound itself is UTC.
+	if ms, ok := boundMs(st.Stream.Start); ok {
+		if z := r.feZone.Load(); z != nil {
+			r.pub.offer(z.Format(ms))
+		}
 	}
 }
 
@@ -93,6 +105,7 @@ func (r *reader) Connect(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	r.feZone.Store(&c.zone)
 	co, err := r.newCoordinator(ctx, c)
 	if err != nil {
 		c.close()
