@@ -10,7 +10,9 @@ import (
 	"github.com/rpconnect-doris/rpconnect-doris/input/rowjson"
 )
 
-// Metadata keys, documented in the spec and the README.
+// Metadata keys, documented in the spec and the README. The window bounds
+// are UTC wall times: the zone the input's Flight sessions run in and Doris
+// parses @incr bounds in.
 const (
 	metaOperation   = "operation"
 	metaDatabase    = "database"
@@ -20,8 +22,6 @@ const (
 	metaTSO         = "doris_tso"
 	metaLSN         = "doris_lsn"
 	metaCommitTS    = "commit_ts_ms"
-	// The window bounds are UTC wall times, the zone the input's Flight
-	// sessions run in and Doris parses @incr bounds in.
 	metaWindowStart = "doris_window_start"
 	metaWindowEnd   = "doris_window_end"
 )
