@@ -52,3 +52,18 @@ func TestUnknownTimestampZoneIsAnError(t *testing.T) {
 		t.Fatalf("NewConverter: %v", err)
 	}
 }
+
+// FuzzArrowZone: any zone text either loads or is an error; a loaded zone
+// renders an instant without panicking.
+func FuzzArrowZone(f *testing.F) {
+	for _, s := range []string{"UTC", "+00:00", "-05:00", "+14:00", "+15:00", "America/New_York", "Z", "", "../etc", "+1:00"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, name string) {
+		loc, err := arrowZone(name)
+		if err != nil {
+			return
+		}
+		_ = time.Unix(1793512800, 0).In(loc).Format(time.RFC3339)
+	})
+}
