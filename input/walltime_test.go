@@ -38,7 +38,7 @@ func TestDescribeBoundShowsBothZones(t *testing.T) {
 // Only the first pass of a repeated hour has a second instant an hour on.
 func TestRepeatedHour(t *testing.T) {
 	ny := mustZone(t, "America/New_York")
-	first, _ := doris.ParseUTCWindowBound("2026-11-01 05:30:00") // 01:30 EDT
+	first, _ := doris.ParseUTCWindowBound("2026-11-01 05:30:00")  // 01:30 EDT
 	second, _ := doris.ParseUTCWindowBound("2026-11-01 06:30:00") // 01:30 EST
 	noon, _ := doris.ParseUTCWindowBound("2026-11-01 17:00:00")
 	if !repeatedHour(ny, "2026-11-01 01:30:00", first) {
