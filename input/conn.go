@@ -22,6 +22,9 @@ type conn struct {
 	conf *Config
 	log  *service.Logger
 	rest *doris.Client
+	// zone is the FE's time_zone, read at connect: the zone of
+	// scan_timestamp and offset_timestamp, and of older checkpoints.
+	zone doris.FEZone
 
 	portMu sync.Mutex
 	port   int
@@ -49,7 +52,11 @@ func openConn(ctx context.Context, conf *Config, log *service.Logger) (*conn, er
 	if err != nil {
 		return nil, err
 	}
-	c := &conn{conf: conf, log: log, rest: rest}
+	zone, err := rest.FETimeZone(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c := &conn{conf: conf, log: log, rest: rest, zone: zone}
 	// Dial one session now, so that a wrong port or password fails Connect.
 	fc, err := c.session(ctx)
 	if err != nil {
@@ -102,6 +109,13 @@ func (c *conn) dialFlight(ctx context.Context) (*flight.Client, error) {
 		ConnectTimeout: c.conf.ConnectTimeout,
 	})
 	if err != nil {
+		return nil, err
+	}
+	// Every session, for snapshot reads and @incr windows alike, runs in
+	// UTC: window bounds are UTC, and zoned Arrow timestamps then carry
+	// +00:00. UseUTC checks that the FE took it.
+	if err := fc.UseUTC(ctx); err != nil {
+		_ = fc.Close()
 		return nil, err
 	}
 	if c.conf.ExecMemLimit > 0 {

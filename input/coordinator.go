@@ -53,7 +53,7 @@ func (r *reader) newCoordinator(ctx context.Context, c *conn) (*coordinator, err
 		snapSem:  make(chan struct{}, r.conf.MaxParallelSnapshotTables),
 		snapDone: make(chan struct{}, 1),
 	}
-	st, err := r.loadCommitted(ctx)
+	st, err := r.loadCommitted(ctx, c)
 	if err != nil {
 		return nil, err
 	}

@@ -2,7 +2,6 @@ package input
 
 import (
 	"context"
-	"time"
 
 	"github.com/rpconnect-doris/rpconnect-doris/input/doris"
 )
@@ -19,15 +18,16 @@ func (co *coordinator) guardExpiry(ctx context.Context, t *tableInfo, w window, 
 		return nil
 	}
 	if now == nil {
-		ts, err := co.c.rest.CurrentTimestamp(ctx)
+		ts, err := co.c.currentBound(ctx)
 		if err != nil {
 			return nil
 		}
 		now = &ts
 	}
 	ts := *now
-	offset := zoneOffsetMs(ts)
-	startMs, ok := wallToMs(w.start, offset)
+	// Like with like: the window start is a UTC bound, and the retention
+	// limit is an instant from /api/tso.
+	startMs, ok := boundMs(w.start)
 	if !ok {
 		return nil
 	}
@@ -37,12 +37,12 @@ func (co *coordinator) guardExpiry(ctx context.Context, t *tableInfo, w window, 
 	}
 	gapSeconds := (retainedFrom-startMs)/1000 + 1
 	co.m.expiredGaps.Incr(1, t.name.key)
-	lost := time.UnixMilli(retainedFrom + offset).UTC().Format(wallLayout)
+	lost := co.c.describeBound(doris.UTCWindowBound(retainedFrom))
 	msg := "binlog window [%s, %s) of %s starts before the oldest retained change: %d seconds of changes " +
 		"(committed from %s until %s) are gone because of binlog.ttl_seconds=%d. To recover: stop the pipeline, " +
 		"delete checkpoint key %s (and %s.bak) from cache %s or choose a new checkpoint_cache_key, and restart with " +
 		"scan_mode: initial for a fresh snapshot; consider raising binlog.ttl_seconds"
-	args := []any{w.start, w.end, t.name.key, gapSeconds, w.start, lost, props.TTLSeconds,
+	args := []any{w.start, w.end, t.name.key, gapSeconds, co.c.describeBound(w.start), lost, props.TTLSeconds,
 		co.conf.CheckpointKey, co.conf.CheckpointKey, co.conf.CheckpointCache}
 	if co.conf.OnExpired == "fail" || co.conf.IncrementType == "MIN_DELTA" {
 		return fatalf(msg+" (binlog_on_expired: fail stops here)", args...)

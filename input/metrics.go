@@ -23,7 +23,6 @@ type metrics struct {
 
 	// Physical ms of the end of the last acked window, for the lag gauge.
 	ackedWindowEndMs atomic.Int64
-	zoneOffsetMs     atomic.Int64
 }
 
 func newMetrics(m *service.Metrics) *metrics {
@@ -45,7 +44,7 @@ func (m *metrics) committed(st *checkpoint.State) {
 	if st.Stream == nil {
 		return
 	}
-	if ms, ok := wallToMs(st.Stream.Start, m.zoneOffsetMs.Load()); ok {
+	if ms, ok := boundMs(st.Stream.Start); ok {
 		m.ackedWindowEndMs.Store(ms)
 		m.refreshLag()
 	}

@@ -12,7 +12,7 @@ import (
 
 // loadCommitted returns the position a new run starts from: the last one
 // committed in this process, else the stored checkpoint, else nil.
-func (r *reader) loadCommitted(ctx context.Context) (*checkpoint.State, error) {
+func (r *reader) loadCommitted(ctx context.Context, c *conn) (*checkpoint.State, error) {
 	if st, ok := r.del.Committed(); ok {
 		return st, nil
 	}
@@ -35,6 +35,11 @@ func (r *reader) loadCommitted(ctx context.Context) (*checkpoint.State, error) {
 	if st.FromVersion != 0 {
 		r.log.Infof("Checkpoint key %s in cache %s has the version %d layout of a single-table input; it is carried over as is and saved as version %d from the next commit",
 			r.conf.CheckpointKey, r.conf.CheckpointCache, st.FromVersion, checkpoint.Version)
+	}
+	if st.InFEZone() {
+		if err := r.convertToUTC(ctx, c, st); err != nil {
+			return nil, err
+		}
 	}
 	r.log.Infof("Resuming from the checkpoint in cache %s (key %s: %s); scan_mode %s and scan_timestamp are ignored while a checkpoint exists",
 		r.conf.CheckpointCache, r.conf.CheckpointKey, describeState(st), r.conf.ScanMode)
@@ -74,13 +79,17 @@ func (co *coordinator) freshStart(ctx context.Context) (*checkpoint.State, error
 		}
 		st.Stream, phase = &checkpoint.Window{Start: ts.Text}, checkpoint.PhaseSnapshot
 	case "latest":
-		ts, err := co.c.rest.CurrentTimestamp(ctx)
+		ts, err := co.c.currentBound(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("resolving the stream start for latest mode: %w", err)
 		}
 		st.Stream = &checkpoint.Window{Start: ts.Text}
 	case "from-timestamp":
-		st.Stream = &checkpoint.Window{Start: co.conf.ScanTimestamp}
+		start, err := co.scanTimestampBound(ctx)
+		if err != nil {
+			return nil, err
+		}
+		st.Stream = &checkpoint.Window{Start: start}
 	default:
 		return nil, fatalf("scan_mode %q is not supported", co.conf.ScanMode)
 	}
@@ -204,7 +213,7 @@ func describeTable(t *checkpoint.Table) string {
 // shrinks that overlap to the milliseconds between the boundary and the
 // snapshot read. A few attempts bound the wait if clocks disagree.
 func (r *reader) nextWholeSecond(ctx context.Context, c *conn) (doris.Timestamp, error) {
-	first, err := c.rest.CurrentTimestamp(ctx)
+	first, err := c.currentBound(ctx)
 	if err != nil {
 		return first, err
 	}
@@ -214,7 +223,7 @@ func (r *reader) nextWholeSecond(ctx context.Context, c *conn) (doris.Timestamp,
 		if err := waitFor(ctx, now.Truncate(time.Second).Add(time.Second+tickSlack).Sub(now)); err != nil {
 			return ts, err
 		}
-		if ts, err = c.rest.CurrentTimestamp(ctx); err != nil || compareWall(ts.Text, first.Text) > 0 {
+		if ts, err = c.currentBound(ctx); err != nil || compareWall(ts.Text, first.Text) > 0 {
 			return ts, err
 		}
 	}

@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/redpanda-data/benthos/v4/public/service"
 
 	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
 	"github.com/rpconnect-doris/rpconnect-doris/input/delivery"
+	"github.com/rpconnect-doris/rpconnect-doris/input/doris"
 )
 
 // reader is the doris_binlog BatchInput. Connect starts a run: a coordinator
@@ -27,6 +29,9 @@ type reader struct {
 	del     *delivery.Delivery[*checkpoint.State]
 	pub     *offsetPublisher
 	planned plannedEnds
+	// feZone is the FE's time_zone as of the last connect, in which the
+	// offset table's offset_timestamp is written.
+	feZone atomic.Pointer[doris.FEZone]
 
 	mu      sync.Mutex
 	run     *delivery.Run[*checkpoint.State]
@@ -75,8 +80,15 @@ func (r *reader) save(ctx context.Context, st *checkpoint.State) error {
 
 func (r *reader) committed(st *checkpoint.State) {
 	r.m.committed(st)
-	if r.pub != nil && st.Stream != nil {
-		r.pub.offer(st.Stream.Start)
+	if r.pub == nil || st.Stream == nil {
+		return
+	}
+	// offset_timestamp is FE time, so that it can be copied into
+	// scan_timestamp; the bound itself is UTC.
+	if ms, ok := boundMs(st.Stream.Start); ok {
+		if z := r.feZone.Load(); z != nil {
+			r.pub.offer(z.Format(ms))
+		}
 	}
 }
 
@@ -95,6 +107,7 @@ func (r *reader) Connect(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	r.feZone.Store(&c.zone)
 	co, err := r.newCoordinator(ctx, c)
 	if err != nil {
 		c.close()

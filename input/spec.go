@@ -131,7 +131,7 @@ func modeFields() []*service.ConfigField {
 			Default("snapshot").
 			LintRule(enumLint(fieldScanMode, "snapshot", "initial", "latest", "from-timestamp")),
 		service.NewStringField(fieldScanTimestamp).
-			Description("Inclusive start of the binlog in `from-timestamp` mode, `yyyy-MM-dd HH:mm:ss` in the Doris time zone. Only valid with `scan_mode: from-timestamp`, where it is required.").
+			Description("Inclusive start of the binlog in `from-timestamp` mode, `yyyy-MM-dd HH:mm:ss` on the wall clock of the Doris FE's `time_zone` (the global `@@time_zone`), so a `binlog_offset_table` `offset_timestamp` can be copied here as is. It is converted to an instant once at the first start by asking the FE. A time in a repeated hour (daylight-saving fall-back) means its first occurrence, so changes are read again rather than skipped; a time the clocks skip (spring-forward gap) is a config error. Only valid with `scan_mode: from-timestamp`, where it is required.").
 			Example("2025-10-09 08:53:20").
 			Optional().
 			LintRule(timestampLint(fieldScanTimestamp)),
@@ -153,7 +153,7 @@ func binlogFields() []*service.ConfigField {
 			Default("5m").
 			LintRule(minDurationLint(fieldVisibleWaitTimeout, 0, "must not be negative")),
 		service.NewStringField(fieldOffsetTable).
-			Description("Optional Doris table, `db.table`, to which the end of each finished binlog window is upserted for monitoring (`consumer_id`, `offset_timestamp`, `update_time`). It is never read back. Requires `binlog_consumer_id` and `jdbc_url`.").
+			Description("Optional Doris table, `db.table`, to which the end of each finished binlog window is upserted for monitoring (`consumer_id`, `offset_timestamp`, `update_time`). `offset_timestamp` is `yyyy-MM-dd HH:mm:ss` on the wall clock of the Doris FE's `time_zone`, the zone of `scan_timestamp`, so it can be copied into `scan_timestamp` to resume by hand while that point is retained (in a repeated hour it names the hour's first pass, which re-reads rather than skips). It is never read back. Requires `binlog_consumer_id` and `jdbc_url`.").
 			Example("ops.source_offsets").
 			Optional().Advanced().
 			LintRule(dbTableLint(fieldOffsetTable)),
@@ -358,7 +358,7 @@ root = [
 ].merge($lists)`
 
 const specDescription = `
-The input plans each table's tablets through the FE REST API and reads them over Arrow Flight SQL. With a binlog phase it then reads the tables' Doris 5.0 Row Binlog in windows ` + "`[start, end)`" + ` of whole seconds, shared by all streaming tables: one ` + "`@incr`" + ` query per table, window and poll interval. Window bounds are the Doris clock floored to the second, so consecutive windows neither overlap nor leave gaps.
+The input plans each table's tablets through the FE REST API and reads them over Arrow Flight SQL. With a binlog phase it then reads the tables' Doris 5.0 Row Binlog in windows ` + "`[start, end)`" + ` of whole seconds, shared by all streaming tables: one ` + "`@incr`" + ` query per table, window and poll interval. Window bounds are the Doris clock (the physical time of ` + "`/api/tso`" + `) floored to the second and written in UTC; every Flight session the input opens runs with ` + "`time_zone = '+00:00'`" + `, so Doris reads the bounds as UTC. Consecutive windows neither overlap nor leave gaps, and daylight-saving changes of the FE's zone never move them backwards or skip.
 
 == Many tables
 
@@ -371,7 +371,7 @@ A poll costs one ` + "`@incr`" + ` query per streaming table, each on its own Fl
 - ` + "`snapshot`" + ` (default): reads the table once, then the input ends.
 - ` + "`initial`" + `: takes the stream start, reads the snapshot, then follows the binlog from the stream start. Changes committed while the snapshot is read can arrive in both phases.
 - ` + "`latest`" + `: follows the binlog from the moment the input first started.
-- ` + "`from-timestamp`" + `: follows the binlog from ` + "`scan_timestamp`" + ` (inclusive, Doris time zone).
+- ` + "`from-timestamp`" + `: follows the binlog from ` + "`scan_timestamp`" + ` (inclusive, on the FE's wall clock).
 
 The table needs ` + "`\"binlog.enable\" = \"true\"`" + ` with the ROW format for every mode except ` + "`snapshot`" + `.
 
@@ -407,12 +407,13 @@ Binlog rows also carry:
 - ` + "`commit_ts_ms`" + ` (int64): the commit time in epoch milliseconds (the TSO's physical part)
 - ` + "`source_ts_ms`" + ` (int64): equal to ` + "`commit_ts_ms`" + `, since a Doris commit has one time
 - ` + "`transaction_id`" + ` (string): the TSO in decimal; one TSO is one transaction
+- ` + "`doris_window_start`" + `, ` + "`doris_window_end`" + ` (with ` + "`debug_metadata`" + ` only; strings, ` + "`yyyy-MM-dd HH:mm:ss`" + ` in **UTC**, whatever the FE's ` + "`time_zone`" + `): the window the row was read in. UTC is the zone Doris parsed them in, and it has no repeated or skipped hours
 
 Numeric keys are typed: Bloblang ` + "`@tso`" + ` is a number, ` + "`meta(\"tso\")`" + ` its exact decimal string.
 
 == Values
 
-The body is a JSON object of the selected columns; the hidden ` + "`__DORIS_*`" + ` columns never appear in it. DECIMAL values are exact strings keeping the column's scale (` + "`\"12.30\"`" + `), LARGEINT an exact integer string, DATETIME(p) ` + "`yyyy-MM-dd HH:mm:ss`" + ` with exactly p fractional digits on the Doris wall clock, DATE ` + "`yyyy-MM-dd`" + `. Deletes carry the deleted row, updates the before and after images as separate messages (with ` + "`detail`" + `).
+The body is a JSON object of the selected columns; the hidden ` + "`__DORIS_*`" + ` columns never appear in it. DECIMAL values are exact strings keeping the column's scale (` + "`\"12.30\"`" + `), LARGEINT an exact integer string, DATETIME(p) ` + "`yyyy-MM-dd HH:mm:ss`" + ` with exactly p fractional digits on the Doris wall clock, as stored (the FE's ` + "`time_zone`" + ` never shifts it), DATE ` + "`yyyy-MM-dd`" + `. Deletes carry the deleted row, updates the before and after images as separate messages (with ` + "`detail`" + `).
 `
 
 const exampleSnapshot = `

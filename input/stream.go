@@ -8,7 +8,7 @@ import (
 	"github.com/rpconnect-doris/rpconnect-doris/input/doris"
 )
 
-// window is a binlog range [start, end) in Doris wall-clock seconds.
+// window is a binlog range [start, end) in UTC wall-clock seconds.
 type window struct{ start, end string }
 
 // runStream follows the window chain forever: take end = the current Doris
@@ -22,7 +22,7 @@ func (co *coordinator) runStream(ctx context.Context) error {
 	}
 	var start string
 	co.em.view(func(st *checkpoint.State) { start = st.Stream.Start })
-	co.log.Infof("Binlog phase: reading %s changes of %d table(s) from %s", co.conf.IncrementType, len(co.phaseTables(checkpoint.PhaseBinlog)), start)
+	co.log.Infof("Binlog phase: reading %s changes of %d table(s) from %s", co.conf.IncrementType, len(co.phaseTables(checkpoint.PhaseBinlog)), co.c.describeBound(start))
 	lastTick, lastDiscovery := time.Time{}, time.Now()
 	for {
 		if co.conf.DiscoveryInterval > 0 && time.Since(lastDiscovery) >= co.conf.DiscoveryInterval {
@@ -170,7 +170,7 @@ func (co *coordinator) dropTables(ctx context.Context, keys []string) error {
 }
 
 // nextWindowEnd waits for the next poll tick and returns the current Doris
-// time once it has moved past start.
+// time (a UTC bound from /api/tso) once it has moved past start.
 func (co *coordinator) nextWindowEnd(ctx context.Context, start string, lastTick time.Time) (doris.Timestamp, time.Time, error) {
 	bo := newRetryBackoff()
 	failing := false
@@ -182,7 +182,7 @@ func (co *coordinator) nextWindowEnd(ctx context.Context, start string, lastTick
 		}
 		lastTick = time.Now()
 		co.m.refreshLag()
-		ts, err := co.c.rest.CurrentTimestamp(ctx)
+		ts, err := co.c.currentBound(ctx)
 		if err != nil {
 			if ctx.Err() != nil {
 				return doris.Timestamp{}, lastTick, ctx.Err()
@@ -200,10 +200,12 @@ func (co *coordinator) nextWindowEnd(ctx context.Context, start string, lastTick
 			co.log.Infof("Reading the current Doris time works again")
 			failing = false
 		}
-		co.m.zoneOffsetMs.Store(zoneOffsetMs(ts))
+		// Bounds are UTC, so a daylight-saving change never moves them back;
+		// only a real clock fault of the FE does.
 		switch cmp := compareWall(ts.Text, start); {
 		case cmp < 0:
-			return doris.Timestamp{}, lastTick, fatalf("current Doris timestamp moved backwards from %s to %s", start, ts.Text)
+			return doris.Timestamp{}, lastTick, fatalf("current Doris timestamp moved backwards from %s to %s: the FE's clock went back",
+				co.c.describeBound(start), co.c.describeBound(ts.Text))
 		case cmp > 0:
 			return ts, lastTick, nil
 		}

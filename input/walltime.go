@@ -1,32 +1,53 @@
 package input
 
 import (
-	"time"
+	"context"
+	"fmt"
 
 	"github.com/rpconnect-doris/rpconnect-doris/input/doris"
 )
 
-// Window bounds are Doris wall-clock seconds ("yyyy-MM-dd HH:mm:ss") in the
-// FE's session time zone. The input learns that zone's offset from each
-// (text, physical ms) pair that CurrentTimestamp returns, which is enough to
-// turn a bound into epoch milliseconds for lag and expiry checks.
-const wallLayout = "2006-01-02 15:04:05"
+// Window bounds are UTC wall-clock seconds ("yyyy-MM-dd HH:mm:ss"), and every
+// Flight session runs with time_zone '+00:00', so Doris parses them as UTC:
+// @incr bounds are read in the session zone (FE OlapScanNode
+// .parseChangeTimestamp -> TimeUtils.timeStringToLong -> LocalDateTime
+// .atZone(session zone)). UTC has no daylight-saving changes, so a bound is
+// one instant and consecutive bounds never go backwards or skip, whatever
+// zone the FE runs in. User-facing times (scan_timestamp, offset_timestamp)
+// stay in the FE's zone and are converted at the edges.
 
-func zoneOffsetMs(ts doris.Timestamp) int64 {
-	t, err := time.Parse(wallLayout, ts.Text)
+// windowZoneLabel is how logs name the zone of window bounds.
+const windowZoneLabel = "UTC"
+
+// currentBound is the current Doris time as a window bound: /api/tso's
+// physical time, floored to the second and formatted in UTC on the client,
+// with no FROM_UNIXTIME round trip.
+func (c *conn) currentBound(ctx context.Context) (doris.Timestamp, error) {
+	info, err := c.rest.CurrentTSO(ctx)
 	if err != nil {
-		return 0
+		return doris.Timestamp{}, err
 	}
-	return t.UnixMilli() - ts.PhysicalMs/1000*1000
+	return doris.Timestamp{Text: doris.UTCWindowBound(info.PhysicalMs), PhysicalMs: info.PhysicalMs - info.PhysicalMs%1000}, nil
 }
 
-// wallToMs converts a wall-clock bound to epoch ms given the zone offset.
-func wallToMs(text string, offsetMs int64) (int64, bool) {
-	t, err := time.Parse(wallLayout, text)
-	if err != nil {
-		return 0, false
+// boundMs converts a window bound to epoch ms.
+func boundMs(text string) (int64, bool) {
+	ms, err := doris.ParseUTCWindowBound(text)
+	return ms, err == nil
+}
+
+// describeBound names a window bound in UTC and, when it differs, on the
+// FE's wall clock, which is what users see in Doris.
+func (c *conn) describeBound(text string) string {
+	ms, ok := boundMs(text)
+	if !ok || c.zone.Location == nil {
+		return text + " " + windowZoneLabel
 	}
-	return t.UnixMilli() - offsetMs, true
+	fe := c.zone.Format(ms)
+	if fe == text {
+		return text + " " + windowZoneLabel
+	}
+	return fmt.Sprintf("%s %s (%s %s)", text, windowZoneLabel, fe, c.zone.Name)
 }
 
 // compareWall orders two wall-clock bounds; their fixed-width layout makes a

@@ -24,6 +24,14 @@ func FuzzDecode(f *testing.F) {
 			}
 			return
 		}
+		if st.InFEZone() {
+			if _, err := Encode(st); err == nil {
+				t.Fatalf("a state in the FE zone encoded before its conversion: %+v", st)
+			}
+			if err := st.ToUTC(func(s string) (string, error) { return s, nil }); err != nil {
+				t.Fatalf("identity conversion of an accepted state: %v", err)
+			}
+		}
 		out, err := Encode(st)
 		if err != nil {
 			t.Fatalf("accepted state does not encode: %v (%+v)", err, st)

@@ -4,7 +4,9 @@
 // One State describes a whole input: the phase and progress of every table it
 // follows, the window chain that all streaming tables share, and the last
 // delivered row of that chain. Version 1, written by the single-table input,
-// is read and carried over (see legacy.go).
+// is read and carried over (see legacy.go). Window bounds are UTC wall
+// times (window_zone); older states hold the FE's wall times and are
+// converted once by the input (see zone.go).
 //
 // The Store survives torn writes: the `file` cache truncates a file before
 // writing it, so a process killed mid-write can leave an empty or partial
@@ -48,6 +50,10 @@ const (
 // State is the persisted position of one doris_binlog input.
 type State struct {
 	Version int `json:"version"`
+	// WindowZone is the zone of every window bound and table start:
+	// WindowZoneUTC, required in what this version writes. A state read
+	// without it holds FE-zone wall times (see InFEZone).
+	WindowZone string `json:"window_zone,omitempty"`
 	// Stream is the window chain shared by every table in PhaseBinlog;
 	// nil in snapshot-only inputs.
 	Stream *Window `json:"stream,omitempty"`
@@ -92,7 +98,7 @@ type Table struct {
 
 // New returns an empty current-version State.
 func New() *State {
-	return &State{Version: Version, Tables: map[string]*Table{}}
+	return &State{Version: Version, WindowZone: WindowZoneUTC, Tables: map[string]*Table{}}
 }
 
 // Clone returns a copy that shares nothing mutable with s. Slices are
@@ -172,6 +178,9 @@ func Encode(s *State) ([]byte, error) {
 	if err := validate(&cp); err != nil {
 		return nil, fmt.Errorf("encode checkpoint: invalid state: %w", err)
 	}
+	if cp.WindowZone != WindowZoneUTC {
+		return nil, fmt.Errorf("encode checkpoint: window_zone must be %s, got %q (convert FE-zone wall times first)", WindowZoneUTC, cp.WindowZone)
+	}
 	b, err := json.Marshal(&cp)
 	if err != nil {
 		return nil, fmt.Errorf("encode checkpoint: %w", err)
@@ -203,6 +212,9 @@ func Decode(b []byte) (*State, error) {
 	var s State
 	if err := strictUnmarshal(b, &s); err != nil {
 		return nil, err
+	}
+	if s.WindowZone != "" && s.WindowZone != WindowZoneUTC {
+		return nil, corrupt("window_zone must be %s or absent; got %q", WindowZoneUTC, s.WindowZone)
 	}
 	if err := validate(&s); err != nil {
 		return nil, &CorruptError{Reason: err.Error()}

@@ -10,7 +10,8 @@ import (
 
 func validState() *State {
 	return &State{
-		Version: Version,
+		Version:    Version,
+		WindowZone: WindowZoneUTC,
 		Stream: &Window{
 			Start: "2025-10-09 08:53:20",
 			End:   "2025-10-09 08:53:30",
@@ -30,9 +31,9 @@ func validState() *State {
 func TestEncodeDecodeRoundTrip(t *testing.T) {
 	for name, st := range map[string]*State{
 		"many tables": validState(),
-		"snapshot":    {Version: Version, Tables: map[string]*Table{"db.t": {Phase: PhaseSnapshot, DoneTablets: []int64{5}}}},
-		"done":        {Version: Version, Tables: map[string]*Table{"db.t": {Phase: PhaseDone}}},
-		"no tables":   {Version: Version, Stream: &Window{Start: "2025-10-09 08:53:20"}, Tables: map[string]*Table{}},
+		"snapshot":    {Version: Version, WindowZone: WindowZoneUTC, Tables: map[string]*Table{"db.t": {Phase: PhaseSnapshot, DoneTablets: []int64{5}}}},
+		"done":        {Version: Version, WindowZone: WindowZoneUTC, Tables: map[string]*Table{"db.t": {Phase: PhaseDone}}},
+		"no tables":   {Version: Version, WindowZone: WindowZoneUTC, Stream: &Window{Start: "2025-10-09 08:53:20"}, Tables: map[string]*Table{}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			b, err := Encode(st)
@@ -82,7 +83,7 @@ func TestCloneSharesNothingMutable(t *testing.T) {
 }
 
 func TestEncodeFillsVersionAndValidates(t *testing.T) {
-	st := &State{Tables: map[string]*Table{"db.t": {Phase: PhaseDone}}}
+	st := &State{WindowZone: WindowZoneUTC, Tables: map[string]*Table{"db.t": {Phase: PhaseDone}}}
 	b, err := Encode(st)
 	if err != nil {
 		t.Fatal(err)
@@ -202,6 +203,15 @@ func TestDecodeLegacyCarriesOver(t *testing.T) {
 			}
 			if !reflect.DeepEqual(got, tc.want) {
 				t.Fatalf("got %+v\nwant %+v", got, tc.want)
+			}
+			if !got.InFEZone() {
+				t.Fatal("a version 1 state holds FE-zone wall times")
+			}
+			if _, err := Encode(got); err == nil {
+				t.Fatal("a state in the FE zone must not be saved before its conversion")
+			}
+			if err := got.ToUTC(func(s string) (string, error) { return s, nil }); err != nil {
+				t.Fatal(err)
 			}
 			if _, err := Encode(got); err != nil {
 				t.Fatalf("a carried-over state must encode as version %d: %v", Version, err)

@@ -126,8 +126,8 @@ func TestStoreSaveLoadRoundTrip(t *testing.T) {
 }
 
 func TestStoreTornWrites(t *testing.T) {
-	older := &State{Tables: map[string]*Table{"db.orders": {Phase: PhaseSnapshot, DoneTablets: []int64{1}}}, Seq: 4}
-	newer := &State{Tables: map[string]*Table{"db.orders": {Phase: PhaseSnapshot, DoneTablets: []int64{1, 2}}}, Seq: 5}
+	older := &State{WindowZone: WindowZoneUTC, Tables: map[string]*Table{"db.orders": {Phase: PhaseSnapshot, DoneTablets: []int64{1}}}, Seq: 4}
+	newer := &State{WindowZone: WindowZoneUTC, Tables: map[string]*Table{"db.orders": {Phase: PhaseSnapshot, DoneTablets: []int64{1, 2}}}, Seq: 5}
 	enc := func(s *State) []byte {
 		b, err := Encode(s)
 		if err != nil {
@@ -270,7 +270,7 @@ func TestSanitizeKey(t *testing.T) {
 }
 
 func done(table string) *State {
-	return &State{Tables: map[string]*Table{table: {Phase: PhaseDone}}}
+	return &State{WindowZone: WindowZoneUTC, Tables: map[string]*Table{table: {Phase: PhaseDone}}}
 }
 
 func withSeq(s *State, seq uint64) *State {

@@ -13,7 +13,7 @@ const TimestampLayout = "2006-01-02 15:04:05"
 // Timestamp is a Doris wall-clock second and the TSO physical time it was
 // derived from, floored to the second.
 type Timestamp struct {
-	Text       string // yyyy-MM-dd HH:mm:ss in the FE session time zone
+	Text       string // yyyy-MM-dd HH:mm:ss: the FE session's zone from CurrentTimestamp, UTC for window bounds
 	PhysicalMs int64  // epoch ms, a multiple of 1000
 }
 

@@ -40,6 +40,13 @@ func unsupported(path string, t arrow.DataType) error {
 // newWriter chooses the writer for a field once per schema. path names the
 // value for errors ("col", "col[]", "col.key", "col.field").
 func newWriter(f arrow.Field, path string, cfg writerConfig) (writer, error) {
+	if t, ok := f.Type.(*arrow.TimestampType); ok && t.TimeZone != "" && cfg.loc == nil {
+		loc, err := arrowZone(t.TimeZone)
+		if err != nil {
+			return nil, fmt.Errorf("column %q: timestamp zone %q: %w", path, t.TimeZone, err)
+		}
+		cfg.loc = loc
+	}
 	if w := newScalarWriter(f, cfg); w != nil {
 		return w, nil
 	}

@@ -13,8 +13,11 @@ type Options struct {
 	// Binlog requires the hidden __DORIS_BINLOG_TSO__/LSN/OP columns, which
 	// BinlogPos then reads. They are never part of the body either way.
 	Binlog bool
-	// Location is the wall clock for timestamps that carry a zone; nil = UTC.
-	// Zoneless timestamps are Doris wall-clock values and are never shifted.
+	// Location is the wall clock for timestamps that carry a zone; nil means
+	// the zone they carry, which is the session time_zone an older BE
+	// converted the DATETIME's wall clock from, so the stored wall clock
+	// comes back under any zone. Zoneless timestamps are Doris wall-clock
+	// values and are never shifted.
 	Location *time.Location
 	// DatetimePrecision gives the DATETIME(p) scale per top-level column, when
 	// known from the table schema; otherwise it follows the Arrow time unit.
@@ -44,10 +47,7 @@ func NewConverter(schema *arrow.Schema, opts Options) (*Converter, error) {
 	if schema == nil {
 		return nil, errors.New("rowjson: nil Arrow schema")
 	}
-	loc := opts.Location
-	if loc == nil {
-		loc = time.UTC
-	}
+	loc := opts.Location // nil: each timestamp's own zone
 	hidden, err := findBinlogColumns(schema, opts.Binlog)
 	if err != nil {
 		return nil, err

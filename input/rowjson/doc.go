@@ -18,7 +18,8 @@
 //     other Doris type maps to it.
 //   - DATE (date32/date64): "yyyy-MM-dd". DATETIME (timestamp): without a
 //     zone it is Doris's wall clock, printed as is; with a zone it is an
-//     instant printed on Options.Location's wall clock (default UTC). Always
+//     instant printed on Options.Location's wall clock (default: the zone it
+//     carries, the session zone the BE converted from). Always
 //     "yyyy-MM-dd HH:mm:ss" plus exactly p fractional digits (truncated),
 //     p from Options.DatetimePrecision or else the unit (s 0, ms 3, µs and
 //     ns 6). Text DATE/DATETIME (v1) pass through as strings.

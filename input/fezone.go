@@ -1,0 +1,79 @@
+package input
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
+	"github.com/rpconnect-doris/rpconnect-doris/input/doris"
+)
+
+// scanTimestampBound converts scan_timestamp, a wall-clock time in the FE's
+// time zone, to a UTC window bound once at start by asking the FE. A time in
+// a repeated hour means its first occurrence; a time the clocks skip is a
+// config error, since no instant is the one the user meant.
+func (co *coordinator) scanTimestampBound(ctx context.Context) (string, error) {
+	ts := co.conf.ScanTimestamp
+	lt, err := co.c.rest.ResolveLocalTime(ctx, ts)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", doris.ScanTimestampField, err)
+	}
+	if !lt.Exists {
+		return "", fatalf("%s %q does not exist in the Doris FE time zone %s: the clocks skip it for daylight "+
+			"saving time; give a time before or after the gap", doris.ScanTimestampField, ts, lt.Zone)
+	}
+	bound := doris.UTCWindowBound(lt.EpochMs)
+	co.log.Infof("%s %s in the Doris FE time zone %s is %s %s", doris.ScanTimestampField, ts, lt.Zone, bound, windowZoneLabel)
+	return bound, nil
+}
+
+// convertToUTC rewrites a checkpoint written with FE-zone wall times
+// (version 1, or version 2 before window_zone) into UTC bounds, once: the FE
+// says which instant each time stands for, as its @incr parse did when the
+// checkpoint was written. A time in a repeated hour is taken as its earlier
+// instant, so the changes of that hour are read again rather than skipped;
+// the position of the last delivered row still drops rows already delivered.
+func (r *reader) convertToUTC(ctx context.Context, c *conn, st *checkpoint.State) error {
+	var notes []string
+	seen := map[string]string{}
+	err := st.ToUTC(func(text string) (string, error) {
+		if out, ok := seen[text]; ok {
+			return out, nil
+		}
+		lt, err := c.rest.ResolveLocalTime(ctx, text)
+		if err != nil {
+			return "", fmt.Errorf("converting checkpoint time %s from the Doris FE time zone to UTC: %w", text, err)
+		}
+		out := doris.UTCWindowBound(lt.EpochMs)
+		note := fmt.Sprintf("%s -> %s %s", text, out, windowZoneLabel)
+		switch {
+		case !lt.Exists:
+			note += " (a time the clocks skip; taken as Doris reads it)"
+		case repeatedHour(c.zone, text, lt.EpochMs):
+			note += " (in a repeated hour: the earlier instant, so that hour is read again rather than skipped)"
+		}
+		seen[text] = out
+		notes = append(notes, note)
+		return out, nil
+	})
+	if err != nil {
+		return err
+	}
+	if len(notes) == 0 {
+		notes = append(notes, "it holds no window bound")
+	}
+	r.log.Infof("Checkpoint key %s in cache %s holds window bounds in the Doris FE time zone %s; converted once to UTC: %s. "+
+		"It is saved with window_zone UTC from the next commit",
+		r.conf.CheckpointKey, r.conf.CheckpointCache, c.zone.Name, strings.Join(notes, "; "))
+	return nil
+}
+
+// repeatedHour tells whether text names a second instant too, an hour or
+// half an hour (Lord Howe) after the one Doris took.
+func repeatedHour(z doris.FEZone, text string, epochMs int64) bool {
+	if z.Location == nil {
+		return false
+	}
+	return z.Format(epochMs+3_600_000) == text || z.Format(epochMs+1_800_000) == text
+}
