@@ -10,6 +10,7 @@ import (
 )
 
 // metrics are the input's Benthos metrics; names are documented in the README.
+// Gauges never end in _total, which Prometheus reserves for counters.
 type metrics struct {
 	rows        *service.MetricCounter // phase, operation
 	lag         *service.MetricGauge
@@ -29,7 +30,7 @@ func newMetrics(m *service.Metrics) *metrics {
 		lag:         m.NewGauge("doris_binlog_lag_seconds"),
 		window:      m.NewTimer("doris_binlog_window_seconds"),
 		splitsDone:  m.NewGauge("doris_binlog_snapshot_splits_done"),
-		splitsTotal: m.NewGauge("doris_binlog_snapshot_splits_total"),
+		splitsTotal: m.NewGauge("doris_binlog_snapshot_splits"),
 		expiredGaps: m.NewCounter("doris_binlog_expired_gaps_total"),
 	}
 }
