@@ -14,6 +14,7 @@ import (
 	_ "github.com/redpanda-data/benthos/v4/public/components/pure"
 	"github.com/redpanda-data/benthos/v4/public/service"
 
+	_ "github.com/rpconnect-doris/rpconnect-doris/cache"
 	_ "github.com/rpconnect-doris/rpconnect-doris/input"
 	_ "github.com/rpconnect-doris/rpconnect-doris/metrics/prometheus"
 )
