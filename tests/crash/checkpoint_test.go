@@ -1,10 +1,12 @@
 package crash
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
 )
@@ -29,6 +31,36 @@ func readCopy(path string) (*checkpoint.State, error) {
 		return nil, fmt.Errorf("checkpoint %s: %w", path, err)
 	}
 	return st, nil
+}
+
+// dorisCacheTable holds the checkpoints of the doris-cache variant.
+const (
+	dorisCacheDB    = "ops"
+	dorisCacheTable = dorisCacheDB + ".checkpoints"
+)
+
+// state is the newest intact stored copy of table's checkpoint, from
+// wherever this pipeline keeps it.
+func (pc *pipelineConf) state(table string) *checkpoint.State {
+	if !pc.dorisCache {
+		return storedState(pc.cacheDir(), pc.db, table)
+	}
+	key := checkpoint.SanitizeKey("doris_binlog_" + pc.db + "_" + table)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	rows, err := pc.srv.Query(ctx, "SELECT cache_value FROM "+dorisCacheTable+
+		" WHERE cache_key IN ('"+key+"', '"+key+checkpoint.BackupSuffix+"')")
+	if err != nil {
+		return nil // the table does not exist before the first Set
+	}
+	var best *checkpoint.State
+	for _, row := range rows {
+		st, err := checkpoint.Decode([]byte(fmt.Sprint(row[0])))
+		if err == nil && (best == nil || st.Seq > best.Seq) {
+			best = st
+		}
+	}
+	return best
 }
 
 // storedState is the newest intact copy of a table's checkpoint, as the

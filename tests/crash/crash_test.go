@@ -26,7 +26,18 @@ func crashShape() shape {
 }
 
 func TestCrash(t *testing.T) {
+	runCrash(t, crashShape())
+}
+
+// TestCrashDorisCache is the same suite with the checkpoints in dorissim
+// through the doris cache, each run in a new working directory.
+func TestCrashDorisCache(t *testing.T) {
 	sh := crashShape()
+	sh.dorisCache = true
+	runCrash(t, sh)
+}
+
+func runCrash(t *testing.T, sh shape) {
 	sd := seed(t)
 	t.Logf("crash: seed %d (CRASH_SEED=%d replays it), %d tables of %d rows, %d kills", sd, sd, sh.tables, sh.rowsPerTable, sh.kills)
 	s := newSuite(t, sh, sd)
@@ -57,7 +68,11 @@ func TestCrash(t *testing.T) {
 
 	f := s.verify()
 	s.checkOracle()
-	line := fmt.Sprintf("crash: kills=%d events=%d lost=%d duplicates=%d bound=%d", sh.kills, f.events, f.lost, f.duplicates(), f.bound)
+	store := "file"
+	if sh.dorisCache {
+		store = "doris"
+	}
+	line := fmt.Sprintf("crash: cache=%s kills=%d events=%d lost=%d duplicates=%d bound=%d", store, sh.kills, f.events, f.lost, f.duplicates(), f.bound)
 	t.Logf("%s (workload steps %d, kills mid-snapshot %d; bound = per kill and table checkpoint_limit %d, plus %d in-progress tablets while in the snapshot)",
 		line, steps, s.killedInSnapshot(), s.pc.checkpointLimit, s.pc.parallelSplits)
 	fmt.Println(line)
@@ -100,7 +115,7 @@ func (s *suite) waitStreaming(r *run) {
 	for {
 		streaming := true
 		for _, tbl := range s.pc.tables {
-			if st := storedState(s.pc.cacheDir(), db, tbl); st == nil || st.Phase != checkpoint.PhaseBinlog {
+			if st := s.pc.state(tbl); st == nil || st.Phase != checkpoint.PhaseBinlog {
 				streaming = false
 			}
 		}

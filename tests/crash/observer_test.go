@@ -11,9 +11,8 @@ import (
 // observer polls the stored checkpoints while runs go on and records each
 // table's stream start, which only snapshot-phase checkpoints carry.
 type observer struct {
-	cacheDir string
-	db       string
-	tables   []string
+	state  func(table string) *checkpoint.State
+	tables []string
 
 	mu     sync.Mutex
 	starts map[string]map[string]bool // table -> stream starts seen
@@ -21,8 +20,8 @@ type observer struct {
 	done   chan struct{}
 }
 
-func startObserver(cacheDir, db string, tables []string) *observer {
-	o := &observer{cacheDir: cacheDir, db: db, tables: tables, starts: map[string]map[string]bool{},
+func startObserver(state func(table string) *checkpoint.State, tables []string) *observer {
+	o := &observer{state: state, tables: tables, starts: map[string]map[string]bool{},
 		stop: make(chan struct{}), done: make(chan struct{})}
 	go func() {
 		defer close(o.done)
@@ -43,7 +42,7 @@ func startObserver(cacheDir, db string, tables []string) *observer {
 // observe records the stream starts stored now.
 func (o *observer) observe() {
 	for _, tbl := range o.tables {
-		st := storedState(o.cacheDir, o.db, tbl)
+		st := o.state(tbl)
 		if st == nil || st.Phase != checkpoint.PhaseSnapshot || st.StreamStart == "" {
 			continue
 		}

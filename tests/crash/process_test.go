@@ -26,9 +26,29 @@ type pipelineConf struct {
 	batchSize       int
 	checkpointLimit int
 	parallelSplits  int
+	// dorisCache keeps checkpoints in the simulator through the doris cache
+	// instead of the file cache, and starts every run in a fresh working
+	// directory: nothing is kept on local disk between runs.
+	dorisCache bool
 }
 
 func (pc *pipelineConf) cacheDir() string { return filepath.Join(pc.dir, "cp") }
+
+// cacheYAML is the "cp" checkpoint cache of every run.
+func (pc *pipelineConf) cacheYAML() string {
+	if !pc.dorisCache {
+		return harness.FileCache(pc.cacheDir())
+	}
+	return fmt.Sprintf("cache_resources:\n  - label: cp\n    doris:\n      jdbc_url: jdbc:mysql://%s\n      table: %s\n", pc.srv.MySQLAddr(), dorisCacheTable)
+}
+
+// runDir is the working directory of run no.
+func (pc *pipelineConf) runDir(no int) string {
+	if !pc.dorisCache {
+		return pc.dir
+	}
+	return filepath.Join(pc.dir, fmt.Sprintf("wd-%02d", no))
+}
 
 // configYAML is a whole rpconnect-doris config: one doris_binlog input per
 // table behind a broker, metadata kept beside the row, and a file output that
@@ -56,7 +76,7 @@ func (pc *pipelineConf) configYAML(outPath string) string {
 	}
 	b.WriteString("pipeline:\n  processors:\n    - mapping: 'root = {\"meta\": @, \"row\": this}'\n")
 	fmt.Fprintf(&b, "output:\n  file:\n    path: %q\n    codec: lines\n", outPath)
-	b.WriteString(harness.FileCache(pc.cacheDir()))
+	b.WriteString(pc.cacheYAML())
 	return b.String()
 }
 
@@ -74,8 +94,10 @@ type run struct {
 // stderr going to the run's log file. The child is killed at cleanup.
 func startRun(t *testing.T, pc *pipelineConf, no int) *run {
 	t.Helper()
-	if err := os.MkdirAll(pc.cacheDir(), 0o755); err != nil {
-		t.Fatal(err)
+	for _, d := range []string{pc.cacheDir(), pc.runDir(no)} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
 	}
 	r := &run{
 		no:      no,
@@ -83,7 +105,7 @@ func startRun(t *testing.T, pc *pipelineConf, no int) *run {
 		logPath: filepath.Join(pc.dir, fmt.Sprintf("run-%02d.log", no)),
 		done:    make(chan struct{}),
 	}
-	confPath := filepath.Join(pc.dir, fmt.Sprintf("config-%02d.yaml", no))
+	confPath := filepath.Join(pc.runDir(no), fmt.Sprintf("config-%02d.yaml", no))
 	if err := os.WriteFile(confPath, []byte(pc.configYAML(r.outPath)), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +114,7 @@ func startRun(t *testing.T, pc *pipelineConf, no int) *run {
 		t.Fatal(err)
 	}
 	r.cmd = exec.Command(harness.Binary(t, "rpconnect-doris", "RPCONNECT_DORIS_BIN"), "-c", confPath)
-	r.cmd.Dir = pc.dir
+	r.cmd.Dir = pc.runDir(no)
 	r.cmd.Stdout, r.cmd.Stderr = logFile, logFile
 	if err := r.cmd.Start(); err != nil {
 		_ = logFile.Close()

@@ -25,6 +25,7 @@ type shape struct {
 	kills        int
 	maxSteps     int           // workload steps at most
 	pause        time.Duration // average pause between steps
+	dorisCache   bool          // checkpoints in dorissim (see pipelineConf)
 }
 
 // suite is one simulator, its tables and workloads, and the runs of the
@@ -60,7 +61,7 @@ func newSuite(t *testing.T, sh shape, sd uint64) *suite {
 	t.Helper()
 	s := &suite{t: t, rng: rand.New(rand.NewPCG(sd, sd^0x5bd1e995)), kills: map[string][]killInfo{}}
 	s.srv = harness.StartSim(t, dorissim.Config{})
-	s.pc = &pipelineConf{srv: s.srv, db: db, dir: t.TempDir(), batchSize: 50, checkpointLimit: 200, parallelSplits: 2}
+	s.pc = &pipelineConf{srv: s.srv, db: db, dir: t.TempDir(), batchSize: 50, checkpointLimit: 200, parallelSplits: 2, dorisCache: sh.dorisCache}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	for i := range sh.tables {
@@ -75,7 +76,10 @@ func newSuite(t *testing.T, sh shape, sd uint64) *suite {
 		s.pc.tables = append(s.pc.tables, tbl)
 		s.loads = append(s.loads, wl)
 	}
-	s.obs = startObserver(s.pc.cacheDir(), db, s.pc.tables)
+	if sh.dorisCache {
+		harness.Exec(t, s.srv, "CREATE DATABASE IF NOT EXISTS "+dorisCacheDB)
+	}
+	s.obs = startObserver(s.pc.state, s.pc.tables)
 	t.Cleanup(s.obs.close)
 	t.Cleanup(func() {
 		if t.Failed() {
@@ -102,7 +106,7 @@ func (s *suite) killRun(r *run) {
 	s.obs.observe()
 	var phases []string
 	for _, tbl := range s.pc.tables {
-		st := storedState(s.pc.cacheDir(), db, tbl)
+		st := s.pc.state(tbl)
 		inSnap := st == nil || st.Phase != checkpoint.PhaseBinlog
 		s.kills[tbl] = append(s.kills[tbl], killInfo{inSnapshot: inSnap})
 		phase := "none"
