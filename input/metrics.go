@@ -25,7 +25,7 @@ type metrics struct {
 }
 
 func newMetrics(m *service.Metrics) *metrics {
-	return &metrics{
+	ms := &metrics{
 		rows:        m.NewCounter("doris_binlog_rows_total", "phase", "operation"),
 		lag:         m.NewGauge("doris_binlog_lag_seconds"),
 		window:      m.NewTimer("doris_binlog_window_seconds"),
@@ -33,6 +33,10 @@ func newMetrics(m *service.Metrics) *metrics {
 		splitsTotal: m.NewGauge("doris_binlog_snapshot_splits"),
 		expiredGaps: m.NewCounter("doris_binlog_expired_gaps_total"),
 	}
+	// Exporters create a series on its first use; at zero it is there for
+	// rate() and alerts from the first scrape.
+	ms.expiredGaps.Incr(0)
+	return ms
 }
 
 // committed updates the gauges that follow the committed checkpoint.

@@ -30,8 +30,11 @@ func (r *reader) runSnapshot(g *generation, batcher *service.Batcher, st checkpo
 	if err != nil {
 		return st, err
 	}
+	// Set, never Incr: Benthos's plugin-exporter gauges start every Incr
+	// from zero, so an increment would export 1 forever.
+	splitsDone := total - len(todo)
 	r.m.splitsTotal.Set(int64(total))
-	r.m.splitsDone.Set(int64(total - len(todo)))
+	r.m.splitsDone.Set(int64(splitsDone))
 	r.log.Infof("Snapshot: %d splits of %d tablet(s) at most, %d already done, reading %d at a time",
 		total, r.conf.RequestTabletSize, total-len(todo), r.conf.MaxParallelSnapshotSplits)
 
@@ -46,7 +49,8 @@ func (r *reader) runSnapshot(g *generation, batcher *service.Batcher, st checkpo
 		}
 		if ch.tablets != nil {
 			done = append(done, ch.tablets...)
-			r.m.splitsDone.Incr(1)
+			splitsDone++
+			r.m.splitsDone.Set(int64(splitsDone))
 		}
 		next := st
 		next.DoneTablets = done[:len(done):len(done)]

@@ -135,6 +135,11 @@ func (e *Exporter) NewCounterCtor(name string, labelKeys ...string) service.Metr
 		return func(...string) service.MetricsExporterCounter { return discard{} }
 	}
 	cv := v.(*prom.CounterVec)
+	if len(labelKeys) == 0 {
+		// A counter without labels is exported at 0 before its first
+		// increment, so rate() and alerts see it from the first scrape.
+		cv.WithLabelValues()
+	}
 	return func(labelValues ...string) service.MetricsExporterCounter {
 		return counter{c: cv.WithLabelValues(labelValues...)}
 	}
