@@ -34,7 +34,7 @@ type StreamConfig struct {
 	// "prometheus: {}"; HTTPMux then serves its /metrics.
 	MetricsYAML string
 	HTTPMux     *http.ServeMux // when set, the stream's endpoints are registered here
-	Processor string          // optional processor YAML
+	Processor   string         // optional processor YAML
 }
 
 // RunStream builds and starts a stream that delivers into col.
