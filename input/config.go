@@ -2,10 +2,8 @@ package input
 
 import (
 	"crypto/tls"
-	"errors"
 	"fmt"
 	"math"
-	"net"
 	"regexp"
 	"strconv"
 	"strings"
@@ -21,7 +19,8 @@ import (
 // Config is the validated doris_binlog configuration.
 type Config struct {
 	FENodes            []string
-	DB, Table          string
+	Selection          selection
+	DiscoveryInterval  time.Duration // 0: tables are listed once, at start
 	Username, Password string
 	JDBCURL            string // raw, validated; empty when unset
 	ScanMode           string // "snapshot"|"initial"|"latest"|"from-timestamp" (lower-cased)
@@ -40,6 +39,7 @@ type Config struct {
 	RequestTabletSize         int
 	BatchSize                 int
 	MaxParallelSnapshotSplits int
+	MaxParallelSnapshotTables int
 
 	QueryTimeout   time.Duration
 	ExecMemLimit   int64
@@ -69,7 +69,7 @@ func (c *Config) HasSnapshotPhase() bool {
 func parseConfig(pc *service.ParsedConfig, mgr *service.Resources) (*Config, error) {
 	c := &Config{}
 	for _, step := range []func(*service.ParsedConfig, *Config) error{
-		parseConnection, parseModes, parseBinlog, parseRead, parseRequests, parseCheckpoint,
+		parseConnection, parseSelection, parseModes, parseBinlog, parseRead, parseRequests, parseCheckpoint,
 	} {
 		if err := step(pc, c); err != nil {
 			return nil, err
@@ -117,15 +117,8 @@ func parseConnection(pc *service.ParsedConfig, c *Config) error {
 	if err != nil {
 		return err
 	}
-	if c.FENodes, err = parseFENodes(nodes); err != nil {
+	if c.FENodes, err = doris.ParseFENodes(nodes); err != nil {
 		return fieldErr(fieldFENodes, err)
-	}
-	ident, err := reqString(pc, fieldTableIdentifier)
-	if err != nil {
-		return err
-	}
-	if c.DB, c.Table, err = doris.ParseTableIdentifier(ident); err != nil {
-		return fieldErr(fieldTableIdentifier, err)
 	}
 	if c.Username, err = reqString(pc, fieldUsername); err != nil {
 		return err
@@ -140,7 +133,7 @@ func parseConnection(pc *service.ParsedConfig, c *Config) error {
 		return err
 	}
 	if c.JDBCURL != "" {
-		if err := validateJDBCURL(c.JDBCURL); err != nil {
+		if _, err := doris.ParseJDBCURL(c.JDBCURL); err != nil {
 			return fieldErr(fieldJDBCURL, err)
 		}
 	}
@@ -158,7 +151,7 @@ func parseModes(pc *service.ParsedConfig, c *Config) error {
 	if c.ScanTimestamp, err = optString(pc, fieldScanTimestamp); err != nil {
 		return err
 	}
-	if c.ScanTimestamp != "" && !validTimestamp(c.ScanTimestamp) {
+	if c.ScanTimestamp != "" && doris.ValidateTimestamp(c.ScanTimestamp) != nil {
 		return fieldErrf(fieldScanTimestamp, "scan_timestamp must match yyyy-MM-dd HH:mm:ss; got %q", c.ScanTimestamp)
 	}
 	return nil
@@ -219,6 +212,7 @@ func parseRead(pc *service.ParsedConfig, c *Config) error {
 		{fieldRequestTabletSize, &c.RequestTabletSize},
 		{fieldBatchSize, &c.BatchSize},
 		{fieldMaxParallelSnapshotSplits, &c.MaxParallelSnapshotSplits},
+		{fieldMaxParallelSnapshotTables, &c.MaxParallelSnapshotTables},
 	} {
 		if *f.dst, err = parsePositiveInt(pc, f.name); err != nil {
 			return err
@@ -264,7 +258,7 @@ func parseCheckpoint(pc *service.ParsedConfig, c *Config) error {
 	} else if c.ConsumerID != "" {
 		c.CheckpointKey = checkpoint.SanitizeKey(c.ConsumerID)
 	} else {
-		c.CheckpointKey = checkpoint.SanitizeKey("doris_binlog_" + c.DB + "_" + c.Table)
+		c.CheckpointKey = checkpoint.SanitizeKey(defaultCheckpointKey(&c.Selection))
 	}
 	c.CheckpointLimit, err = parsePositiveInt(pc, fieldCheckpointLimit)
 	return err
@@ -331,46 +325,6 @@ func parsePositiveInt(pc *service.ParsedConfig, field string) (int, error) {
 	return n, nil
 }
 
-// parseFENodes splits a comma-separated host:port list.
-func parseFENodes(s string) ([]string, error) {
-	var out []string
-	for _, n := range strings.Split(s, ",") {
-		n = strings.TrimSpace(n)
-		host, port, err := net.SplitHostPort(n)
-		if err != nil || host == "" || strings.ContainsAny(host, " /") {
-			return nil, fmt.Errorf("fenodes entry %q must be host:http_port", n)
-		}
-		if err := checkPort(port); err != nil {
-			return nil, fmt.Errorf("fenodes entry %q: %w", n, err)
-		}
-		out = append(out, n)
-	}
-	return out, nil
-}
-
-func checkPort(s string) error {
-	p, err := strconv.Atoi(s)
-	if err != nil || len(s) > 5 || p < 1 || p > 65535 {
-		return fmt.Errorf("port %q is outside 1..65535", s)
-	}
-	return nil
-}
-
-var jdbcRe = regexp.MustCompile(`^jdbc:mysql://(\[[0-9A-Fa-f:.]+\]|[^:/?\s\[\]]+):([0-9]{1,5})(/[^/?\s]*)?(\?\S*)?$`)
-
-// validateJDBCURL checks jdbc:mysql://host:port[/db][?k=v]. The URL is never
-// quoted in the error because its query may hold a password.
-func validateJDBCURL(s string) error {
-	m := jdbcRe.FindStringSubmatch(s)
-	if m == nil {
-		return errors.New("jdbc_url must look like jdbc:mysql://host:port[/db][?k=v]")
-	}
-	if err := checkPort(m[2]); err != nil {
-		return errors.New("jdbc_url has a port outside 1..65535")
-	}
-	return nil
-}
-
 func parseColumnList(s string) ([]string, error) {
 	if s == "" {
 		return nil, nil
@@ -414,23 +368,4 @@ func parseByteSize(s string) (int64, error) {
 		return 0, fmt.Errorf("exec_mem_limit must be positive; got %q", s)
 	}
 	return n * mult, nil
-}
-
-// validTimestamp accepts exactly yyyy-MM-dd HH:mm:ss with a real calendar
-// date; time.Parse alone would accept one-digit hours.
-func validTimestamp(s string) bool {
-	if len(s) != len(time.DateTime) {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if time.DateTime[i] >= '0' && time.DateTime[i] <= '9' {
-			if s[i] < '0' || s[i] > '9' {
-				return false
-			}
-		} else if s[i] != time.DateTime[i] {
-			return false
-		}
-	}
-	_, err := time.Parse(time.DateTime, s)
-	return err == nil
 }

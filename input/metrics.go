@@ -10,14 +10,16 @@ import (
 )
 
 // metrics are the input's Benthos metrics; names are documented in the README.
-// Gauges never end in _total, which Prometheus reserves for counters.
+// Gauges never end in _total, which Prometheus reserves for counters, and are
+// only ever Set: Benthos's plugin-exporter gauges start every Incr from zero.
 type metrics struct {
-	rows        *service.MetricCounter // phase, operation
+	rows        *service.MetricCounter // table, phase, operation
 	lag         *service.MetricGauge
 	window      *service.MetricTimer
-	splitsDone  *service.MetricGauge
-	splitsTotal *service.MetricGauge
-	expiredGaps *service.MetricCounter
+	splitsDone  *service.MetricGauge   // table
+	splitsTotal *service.MetricGauge   // table
+	expiredGaps *service.MetricCounter // table
+	tables      *service.MetricGauge   // state: streaming, snapshotting, skipped
 
 	// Physical ms of the end of the last acked window, for the lag gauge.
 	ackedWindowEndMs atomic.Int64
@@ -25,26 +27,23 @@ type metrics struct {
 }
 
 func newMetrics(m *service.Metrics) *metrics {
-	ms := &metrics{
-		rows:        m.NewCounter("doris_binlog_rows_total", "phase", "operation"),
+	return &metrics{
+		rows:        m.NewCounter("doris_binlog_rows_total", "table", "phase", "operation"),
 		lag:         m.NewGauge("doris_binlog_lag_seconds"),
 		window:      m.NewTimer("doris_binlog_window_seconds"),
-		splitsDone:  m.NewGauge("doris_binlog_snapshot_splits_done"),
-		splitsTotal: m.NewGauge("doris_binlog_snapshot_splits"),
-		expiredGaps: m.NewCounter("doris_binlog_expired_gaps_total"),
+		splitsDone:  m.NewGauge("doris_binlog_snapshot_splits_done", "table"),
+		splitsTotal: m.NewGauge("doris_binlog_snapshot_splits", "table"),
+		expiredGaps: m.NewCounter("doris_binlog_expired_gaps_total", "table"),
+		tables:      m.NewGauge("doris_binlog_tables", "state"),
 	}
-	// Exporters create a series on its first use; at zero it is there for
-	// rate() and alerts from the first scrape.
-	ms.expiredGaps.Incr(0)
-	return ms
 }
 
 // committed updates the gauges that follow the committed checkpoint.
 func (m *metrics) committed(st *checkpoint.State) {
-	if st.Phase != phaseBinlog {
+	if st.Stream == nil {
 		return
 	}
-	if ms, ok := wallToMs(st.WindowStart, m.zoneOffsetMs.Load()); ok {
+	if ms, ok := wallToMs(st.Stream.Start, m.zoneOffsetMs.Load()); ok {
 		m.ackedWindowEndMs.Store(ms)
 		m.refreshLag()
 	}

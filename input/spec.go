@@ -12,6 +12,10 @@ import (
 const (
 	fieldFENodes                   = "fenodes"
 	fieldTableIdentifier           = "table_identifier"
+	fieldTables                    = "tables"
+	fieldInclude                   = "include"
+	fieldExclude                   = "exclude"
+	fieldDiscoveryInterval         = "table_discovery_interval"
 	fieldUsername                  = "username"
 	fieldPassword                  = "password"
 	fieldJDBCURL                   = "jdbc_url"
@@ -30,6 +34,7 @@ const (
 	fieldRequestTabletSize         = "request_tablet_size"
 	fieldBatchSize                 = "batch_size"
 	fieldMaxParallelSnapshotSplits = "max_parallel_snapshot_splits"
+	fieldMaxParallelSnapshotTables = "max_parallel_snapshot_tables"
 	fieldQueryTimeout              = "request_query_timeout"
 	fieldExecMemLimit              = "exec_mem_limit"
 	fieldRetries                   = "request_retries"
@@ -50,6 +55,7 @@ func Spec() *service.ConfigSpec {
 		Summary("Reads an Apache Doris table's snapshot over Arrow Flight SQL and then follows its Doris 5.0 Row Binlog (`@incr` queries).").
 		Description(specDescription).
 		Fields(connectionFields()...).
+		Fields(selectionFields()...).
 		Fields(modeFields()...).
 		Fields(binlogFields()...).
 		Fields(readFields()...).
@@ -75,10 +81,6 @@ func connectionFields() []*service.ConfigField {
 			Description("Comma-separated Doris FE HTTP addresses, `host:http_port`. They are tried in order.").
 			Example("127.0.0.1:8030").Example("fe1:8030,fe2:8030").
 			LintRule(fenodesLint),
-		service.NewStringField(fieldTableIdentifier).
-			Description("The table to read, as `db.table`.").
-			Example("shop.orders").
-			LintRule(dbTableLint(fieldTableIdentifier)),
 		service.NewStringField(fieldUsername).
 			Description("The Doris user."),
 		service.NewStringField(fieldPassword).
@@ -91,6 +93,37 @@ func connectionFields() []*service.ConfigField {
 			LintRule(jdbcLint),
 		service.NewTLSToggledField(fieldTLS).
 			Description("TLS for every connection to Doris: FE HTTP, Arrow Flight SQL and the MySQL protocol."),
+	}
+}
+
+func selectionFields() []*service.ConfigField {
+	return []*service.ConfigField{
+		service.NewStringField(fieldTableIdentifier).
+			Description("One table to read, as `db.table`; backtick-quote a part that holds a dot, a space or a backtick (`` `my.db`.`orders` ``). Exactly one of `table_identifier`, `tables` and `include` is set.").
+			Example("shop.orders").
+			Optional().
+			LintRule(dbTableLint(fieldTableIdentifier)),
+		service.NewStringListField(fieldTables).
+			Description("Several tables to read, each `db.table` as in `table_identifier`. A listed table without row binlog stops the input (in modes with a binlog phase).").
+			Example([]string{"shop.orders", "shop.customers"}).
+			Optional().
+			LintRule(`root = this.enumerated().map_each(e -> if !e.value.string().re_match("` + dbTableRe + `") { ` +
+				strconv.Quote("tables entry %d must be db.table; got %q") + `.format(e.index, e.value.string()) } else { "" }).filter(m -> m != "")`),
+		service.NewStringListField(fieldInclude).
+			Description("Regular expressions (Go RE2 syntax) matched against each table's whole `db.table` name, as if anchored with `^...$`: every table that matches one of them, and no `exclude` pattern, is read. Tables are listed with `SHOW DATABASES` and `SHOW TABLES` as the user sees them, and listed again every `table_discovery_interval`. A matched table without row binlog, or that is not a DUPLICATE KEY or merge-on-write UNIQUE KEY table, is skipped with one warning and checked again at each discovery.").
+			Example([]string{`shop\..*`}).
+			Example([]string{`shop\.orders`, `crm\.(customers|contacts)`}).
+			Optional().
+			LintRule(patternLint(fieldInclude)),
+		service.NewStringListField(fieldExclude).
+			Description("Regular expressions removing tables from what `include` matched, matched the same way. Only valid with `include`.").
+			Example([]string{`shop\.tmp_.*`}).
+			Optional().
+			LintRule(patternLint(fieldExclude)),
+		service.NewDurationField(fieldDiscoveryInterval).
+			Description("How often the databases and tables are listed again while the binlog is followed. A new table that the selection names or matches joins the stream: in `initial` mode it gets its own snapshot and then its changes from the moment it was found; in `latest` and `from-timestamp` it streams from the moment it was found. A dropped table leaves the stream and the checkpoint with a warning; one dropped and created again is a new table. `0s` lists the tables only at start.").
+			Default("1m").
+			LintRule(minDurationLint(fieldDiscoveryInterval, 0, "must not be negative")),
 	}
 }
 
@@ -164,9 +197,13 @@ func readFields() []*service.ConfigField {
 			Default(4064).
 			LintRule(minIntLint(fieldBatchSize)),
 		service.NewIntField(fieldMaxParallelSnapshotSplits).
-			Description("How many snapshot splits are read at the same time.").
+			Description("How many snapshot splits of one table are read at the same time, each on its own Flight SQL session.").
 			Default(2).Advanced().
 			LintRule(minIntLint(fieldMaxParallelSnapshotSplits)),
+		service.NewIntField(fieldMaxParallelSnapshotTables).
+			Description("How many tables are snapshotted at the same time. At most `max_parallel_snapshot_tables` × `max_parallel_snapshot_splits` snapshot sessions are open at once.").
+			Default(1).Advanced().
+			LintRule(minIntLint(fieldMaxParallelSnapshotTables)),
 	}
 }
 
@@ -253,12 +290,24 @@ func minDurationLint(field string, minNs int64, what string) string {
 		strconv.Quote(field+" "+what+"; got %q") + `.format($s) ] }`
 }
 
+// patternLint compiles each pattern as Go does (re_match uses Go's regexp)
+// and reports the field, the index and the reason of any that fails.
+func patternLint(field string) string {
+	return `root = this.enumerated().map_each(e -> "".re_match(e.value.string()).catch(err -> ` +
+		strconv.Quote(field+" pattern %d (%q) is not a valid regular expression: %s") +
+		`.format(e.index, e.value.string(), err))).filter(r -> r.type() == "string")`
+}
+
 func minIntLint(field string) string {
 	return `root = if this < 1 { [ ` + strconv.Quote(field+" must be at least 1; got %v") + `.format(this) ] }`
 }
 
+// dbTableRe is a Bloblang string literal body matching db.table, each part
+// bare or backtick-quoted, as doris.ParseTableIdentifier accepts.
+const dbTableRe = `^(` + "`(``|[^`])+`" + `|[^.\\s` + "`" + `]+)\\.(` + "`(``|[^`])+`" + `|[^.\\s` + "`" + `]+)$`
+
 func dbTableLint(field string) string {
-	return `root = if !this.string().re_match("^(` + "`(``|[^`])+`" + `|[^.\\s` + "`" + `]+)\\.(` + "`(``|[^`])+`" + `|[^.\\s` + "`" + `]+)$") { [ ` +
+	return `root = if !this.string().re_match("` + dbTableRe + `") { [ ` +
 		strconv.Quote(field+" must be db.table; got %q") + `.format(this.string()) ] }`
 }
 
@@ -269,15 +318,22 @@ const fenodesLint = `root = this.string().split(",").map_each(n -> if !n.trim().
 } else { "" })`
 
 // jdbcLint never echoes the URL: its query string may carry a password.
-const jdbcLint = `let ok = this.string().re_match("^jdbc:mysql://(\\[[0-9A-Fa-f:.]+\\]|[^:/?\\s\\[\\]]+):[0-9]{1,5}(/[^/?\\s]*)?(\\?\\S*)?$")
-let port = if $ok { this.string().re_replace_all("^jdbc:mysql://(\\[[^\\]]*\\]|[^:/?]*):([0-9]+).*$", "$2").number() } else { 0 }
+// jdbcLint mirrors doris.ParseJDBCURL, the one rule for jdbc_url (a test
+// holds them to the same answers): a case-insensitive prefix, one host, a
+// required port, an optional database and key=value parameters. It never
+// echoes the URL: its query string may carry a password.
+const jdbcLint = `let ok = this.string().re_match("(?i)^jdbc:mysql://(\\[[0-9A-Fa-f:.]+\\]|[^:/?\\s\\[\\],@]+):[0-9]{1,5}(/[^/?\\s]*)?(\\?[^=&\\s]+=[^&\\s]*(&[^=&\\s]+=[^&\\s]*)*)?$")
+let port = if $ok { this.string().re_replace_all("(?i)^jdbc:mysql://(\\[[^\\]]*\\]|[^:/?]*):([0-9]+).*$", "$2").number() } else { 0 }
 root = if !$ok { [ "jdbc_url must look like jdbc:mysql://host:port[/db][?k=v]" ] } else if $port < 1 || $port > 65535 { [ "jdbc_url has a port outside 1..65535" ] }`
 
 const specLintRule = `let mode = this.scan_mode.or("snapshot").string().lowercase()
 let incr = ["initial", "latest", "from-timestamp"].contains($mode)
 let offset = this.binlog_offset_table.or("") != ""
 let consumer = this.binlog_consumer_id.or("") != ""
+let selected = [this.table_identifier.or("") != "", this.tables.or([]).length() > 0, this.include.or([]).length() > 0].filter(v -> v).length()
 root = [
+  if $selected != 1 { "exactly one of table_identifier, tables and include must be set" } else { "" },
+  if this.exclude.or([]).length() > 0 && this.include.or([]).length() == 0 { "exclude is only valid together with include" } else { "" },
   if this.scan_timestamp.or("") != "" && $mode != "from-timestamp" { "scan_timestamp is only valid in from-timestamp mode" } else { "" },
   if $mode == "from-timestamp" && this.scan_timestamp.or("") == "" { "scan_timestamp is required when scan_mode is from-timestamp" } else { "" },
   if $incr && this.filter_query.or("") != "" { "incremental scan modes (initial, latest, from-timestamp) do not support filter_query" } else { "" },

@@ -49,6 +49,11 @@ func TestParseShowCreateTable(t *testing.T) {
 	if !reflect.DeepEqual(p.Columns, wantCols) {
 		t.Fatalf("columns %+v", p.Columns)
 	}
+	for name, want := range map[string]bool{"order_id": true, "status": true, "created": false, "s": true} {
+		if got, ok := p.Nullable[name]; !ok || got != want {
+			t.Errorf("Nullable[%s] = %v (present %v), want %v", name, got, ok, want)
+		}
+	}
 	if !reflect.DeepEqual(p.DatetimePrecision, map[string]int{"created": 3, "d0": 0, "d6": 6}) {
 		t.Fatalf("precision %v", p.DatetimePrecision)
 	}

@@ -115,7 +115,7 @@ func (s *suite) waitStreaming(r *run) {
 	for {
 		streaming := true
 		for _, tbl := range s.pc.tables {
-			if st := s.pc.state(tbl); st == nil || st.Phase != checkpoint.PhaseBinlog {
+			if st := s.pc.state(tbl); phaseOf(st, tbl) != checkpoint.PhaseBinlog {
 				streaming = false
 			}
 		}

@@ -17,8 +17,15 @@ type Config struct {
 	VisibleWaitTimeout                            time.Duration
 	TLS                                           *tls.Config // nil = plaintext; else every listener serves TLS
 	Clock                                         func() time.Time
-	Demo                                          bool
-	Logf                                          func(format string, args ...any)
+	// ClockStart, when set, is the instant the simulator clock shows at
+	// Start; from there it runs at normal speed. It puts a black-box test or
+	// a demo on a DST transition. Exclusive with Clock.
+	ClockStart time.Time
+	// TimeZone is the FE's global time_zone (an IANA name such as
+	// America/New_York, or an offset such as +08:00); default UTC.
+	TimeZone string
+	Demo     bool
+	Logf     func(format string, args ...any)
 }
 
 // Faults are injected failures. Counters apply to the next N calls.

@@ -147,3 +147,14 @@ func RejectEveryThirdOnce() func(int, []Event) bool {
 		return true
 	}
 }
+
+// OfTable returns the events of db.table, in delivery order.
+func OfTable(events []Event, db, table string) []Event {
+	var out []Event
+	for _, ev := range events {
+		if ev.Database == db && ev.Table == table {
+			out = append(out, ev)
+		}
+	}
+	return out
+}

@@ -3,12 +3,14 @@ package sqlengine
 import (
 	"strings"
 
+	"github.com/dolthub/go-mysql-server/sql"
+
 	"github.com/rpconnect-doris/rpconnect-doris/tests/dorissim/storage"
 )
 
 // alterTable handles the light schema changes Doris allows on row binlog
 // tables: ADD COLUMN, DROP COLUMN and SET properties.
-func (s *Session) alterTable(c *cursor) (*Result, error) {
+func (s *Session) alterTable(gctx *sql.Context, c *cursor) (*Result, error) {
 	db, table, ok := c.tableName()
 	if !ok {
 		return nil, errSyntax("Syntax error in ALTER TABLE near %s", c.near())
@@ -19,12 +21,7 @@ func (s *Session) alterTable(c *cursor) (*Result, error) {
 	}
 	switch {
 	case c.accept("add", "column"):
-		col, err := parseColumnDef(c)
-		if err != nil {
-			return nil, err
-		}
-		err = s.eng.store.AddColumn(db, table, col)
-		return okOrErr(err)
+		return s.addColumn(gctx, db, table, c)
 	case c.accept("drop", "column"):
 		name, ok := c.ident()
 		if !ok {
@@ -83,7 +80,11 @@ func parseColumnDef(c *cursor) (storage.Column, error) {
 			}
 			col.Comment = text
 		case c.accept("default"):
-			c.i++ // the default value itself is not modelled by storage.Column
+			d, err := parseDefaultClause(c)
+			if err != nil {
+				return storage.Column{}, err
+			}
+			col.Default = d
 		default:
 			c.i++
 		}

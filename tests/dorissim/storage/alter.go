@@ -2,6 +2,7 @@ package storage
 
 import (
 	"strings"
+	"time"
 )
 
 // DropTable removes a table; its tablet ids are never reused.
@@ -38,8 +39,17 @@ func (s *Store) TruncateTable(db, name string) error {
 }
 
 // AddColumn appends a value column (light schema change): existing rows and
-// binlog records read the column's default, or NULL.
+// binlog records read the column's default, or NULL. A CURRENT_TIMESTAMP
+// default is taken at the store's clock in the process's zone (the
+// simulator's global time_zone is SYSTEM); AddColumnAt takes a session's.
 func (s *Store) AddColumn(db, table string, col Column) error {
+	return s.AddColumnAt(db, table, col, s.WallClock(time.Local))
+}
+
+// AddColumnAt is AddColumn with the writer's wall clock, at which a
+// CURRENT_TIMESTAMP or CURRENT_DATE default is evaluated once: every old row
+// reads that one value, as Doris's realDefaultValue gives.
+func (s *Store) AddColumnAt(db, table string, col Column, wall time.Time) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	t, err := s.lookup(db, table)
@@ -58,7 +68,7 @@ func (s *Store) AddColumn(db, table string, col Column) error {
 	if col.AutoIncrement && t.rowBinlog {
 		return errorf("Table with binlog<Row> does not support auto-increment column: %s", col.Name)
 	}
-	def, err := defaultValue(col)
+	def, err := DefaultAt(col, wall)
 	if err != nil {
 		return errorf("Invalid default value for '%s': %v", col.Name, err)
 	}

@@ -131,7 +131,7 @@ func (t *table) validateColumns() error {
 			return errorf("Column %s has no type", c.Name)
 		}
 		if c.Default != nil {
-			if _, err := defaultValue(c); err != nil {
+			if err := checkDefault(c); err != nil {
 				return errorf("Invalid default value for '%s': %v", c.Name, err)
 			}
 		}

@@ -58,7 +58,11 @@ func (t *table) showCreate() string {
 			sb.WriteString(" NOT NULL")
 		}
 		if c.Default != nil {
-			fmt.Fprintf(&sb, " DEFAULT %s", quoteString(*c.Default))
+			if _, _, fn := DefaultFunction(c); fn {
+				fmt.Fprintf(&sb, " DEFAULT %s", *c.Default)
+			} else {
+				fmt.Fprintf(&sb, " DEFAULT %s", quoteString(*c.Default))
+			}
 		}
 		if c.Comment != "" {
 			fmt.Fprintf(&sb, " COMMENT %s", quoteString(c.Comment))

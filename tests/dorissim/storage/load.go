@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 )
 
 // DeleteSignColumn is the hidden stream-load column whose value 1 deletes
@@ -39,6 +40,7 @@ type loadPlan struct {
 	target   []int // table column index per load column, -1 for the delete sign
 	set      []bool
 	mergeTyp string
+	defaults []any // per table column, evaluated once at the load's time
 }
 
 // Load runs a stream load as one transaction. Any row that fails conversion
@@ -68,6 +70,9 @@ func (s *Store) runLoad(tx *Txn, db, table string, req LoadRequest) (LoadResult,
 	}
 	plan, err := planLoad(tt.t, cols, req)
 	if err != nil {
+		return res, err
+	}
+	if plan.defaults, err = loadDefaults(cols, s.WallClock(time.Local)); err != nil {
 		return res, err
 	}
 	for n, raw := range req.Rows {
@@ -190,10 +195,7 @@ func (p *loadPlan) rowOp(t *table, raw []*string) (op, error) {
 		return op{}, fmt.Errorf("actual column number %d is not equal to schema column number %d", len(raw), len(p.target))
 	}
 	row := make([]any, len(p.cols))
-	for i, c := range p.cols {
-		d, _ := defaultValue(c)
-		row[i] = d
-	}
+	copy(row, p.defaults)
 	del := p.mergeTyp == MergeDelete
 	for i, idx := range p.target {
 		if idx < 0 {
