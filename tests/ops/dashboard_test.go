@@ -14,12 +14,6 @@ import (
 	"github.com/rpconnect-doris/rpconnect-doris/tests/harness"
 )
 
-// pendingLabels are labels the dashboard groups by that the input does not
-// export yet. TABLE LABEL: the coordinator is adding `table` to
-// doris_binlog_rows_total; remove it from here when it lands so that the
-// label check covers it too.
-var pendingLabels = map[string]bool{"table": true}
-
 // scrapeLabels are added by Prometheus itself, not by the exporter.
 var scrapeLabels = map[string]bool{"instance": true, "job": true, "le": true}
 
@@ -142,7 +136,7 @@ func checkDashboard(t *testing.T, fams map[string]*dto.MetricFamily) {
 				}
 			}
 			for _, l := range labels {
-				if !have[l] && !scrapeLabels[l] && !pendingLabels[l] {
+				if !have[l] && !scrapeLabels[l] {
 					t.Errorf("query %q groups %s by %q, which none of its series carries", q, n, l)
 				}
 			}
@@ -154,7 +148,7 @@ func checkDashboard(t *testing.T, fams map[string]*dto.MetricFamily) {
 	}
 	sort.Strings(list)
 	t.Logf("dashboard metrics: %s", strings.Join(list, ", "))
-	for _, want := range []string{"doris_binlog_lag_seconds", "doris_binlog_rows_total", "doris_binlog_snapshot_splits_done",
+	for _, want := range []string{"doris_binlog_lag_seconds", "doris_binlog_rows_total", "doris_binlog_snapshot_splits_done", "doris_binlog_tables",
 		"doris_binlog_window_seconds_bucket", "doris_binlog_expired_gaps_total", "output_error_total"} {
 		if !seen[want] {
 			t.Errorf("the dashboard has no panel on %s", want)

@@ -172,17 +172,13 @@ func TestScrapeRunningPipeline(t *testing.T) {
 	})
 	t.Run("rows by operation", func(t *testing.T) {
 		rows := get(t, "doris_binlog_rows_total")
-		// TODO(table label): the coordinator is adding a `table` label to
-		// doris_binlog_rows_total and a doris_binlog_tables gauge. When they
-		// land, add "table": "ops.orders" to each selector below and assert
-		// doris_binlog_tables == 1.
 		for _, c := range []struct {
 			labels   map[string]string
 			min, max float64
 		}{
-			{map[string]string{"phase": "snapshot", "operation": "read"}, snapshotRows, snapshotRows},
-			{map[string]string{"phase": "binlog", "operation": "insert"}, binlogInsert, binlogInsert},
-			{map[string]string{"phase": "binlog", "operation": "delete"}, 1, 1},
+			{map[string]string{"table": "ops.orders", "phase": "snapshot", "operation": "read"}, snapshotRows, snapshotRows},
+			{map[string]string{"table": "ops.orders", "phase": "binlog", "operation": "insert"}, binlogInsert, binlogInsert},
+			{map[string]string{"table": "ops.orders", "phase": "binlog", "operation": "delete"}, 1, 1},
 		} {
 			if v, _ := sum(rows, c.labels); v < c.min || v > c.max {
 				t.Errorf("doris_binlog_rows_total%v = %v, want %v", c.labels, v, c.min)
@@ -193,18 +189,26 @@ func TestScrapeRunningPipeline(t *testing.T) {
 		}
 	})
 	t.Run("snapshot progress", func(t *testing.T) {
-		total, _ := sum(get(t, "doris_binlog_snapshot_splits"), nil)
-		done, _ := sum(get(t, "doris_binlog_snapshot_splits_done"), nil)
+		table := map[string]string{"table": "ops.orders"}
+		total, _ := sum(get(t, "doris_binlog_snapshot_splits"), table)
+		done, _ := sum(get(t, "doris_binlog_snapshot_splits_done"), table)
 		if total != 4 || done != total {
 			t.Errorf("snapshot splits done %v of %v, want 4 of 4 (one tablet per split, 4 buckets)", done, total)
+		}
+		tables := get(t, "doris_binlog_tables")
+		if n, _ := sum(tables, map[string]string{"state": "streaming"}); n != 1 {
+			t.Errorf("doris_binlog_tables{state=streaming} = %v, want 1", n)
+		}
+		if n, _ := sum(tables, map[string]string{"state": "snapshotting"}); n != 0 {
+			t.Errorf("doris_binlog_tables{state=snapshotting} = %v after the snapshot, want 0", n)
 		}
 	})
 	t.Run("window duration", func(t *testing.T) {
 		if n, _ := sum(get(t, "doris_binlog_window_seconds"), nil); n < 1 {
 			t.Errorf("doris_binlog_window_seconds has %v observations, want at least one window", n)
 		}
-		if v, _ := sum(get(t, "doris_binlog_expired_gaps_total"), nil); v != 0 {
-			t.Errorf("doris_binlog_expired_gaps_total = %v on a healthy pipeline", v)
+		if v, n := sum(get(t, "doris_binlog_expired_gaps_total"), map[string]string{"table": "ops.orders"}); v != 0 || n != 1 {
+			t.Errorf("doris_binlog_expired_gaps_total{table=ops.orders} = %v over %d series, want one series at 0", v, n)
 		}
 	})
 	t.Run("benthos input", func(t *testing.T) {
