@@ -107,8 +107,11 @@ func selectionFields() []*service.ConfigField {
 			Description("Several tables to read, each `db.table` as in `table_identifier`. A listed table without row binlog stops the input (in modes with a binlog phase).").
 			Example([]string{"shop.orders", "shop.customers"}).
 			Optional().
-			LintRule(`root = this.enumerated().map_each(e -> if !e.value.string().re_match("` + dbTableRe + `") { ` +
-				strconv.Quote("tables entry %d must be db.table; got %q") + `.format(e.index, e.value.string()) } else { "" }).filter(m -> m != "")`),
+			// Benthos runs a list field's lint rule on the list and on each
+			// element, so the rule takes both.
+			LintRule(`root = if this.type() == "array" { this.enumerated().map_each(e -> if !e.value.string().re_match("` + dbTableRe + `") { ` +
+				strconv.Quote("tables entry %d must be db.table; got %q") + `.format(e.index, e.value.string()) } else { "" }).filter(m -> m != "") } else if !this.string().re_match("` + dbTableRe + `") { [ ` +
+				strconv.Quote("tables entry must be db.table; got %q") + `.format(this.string()) ] }`),
 		service.NewStringListField(fieldInclude).
 			Description("Regular expressions (Go RE2 syntax) matched against each table's whole `db.table` name, as if anchored with `^...$`: every table that matches one of them, and no `exclude` pattern, is read. Tables are listed with `SHOW DATABASES` and `SHOW TABLES` as the user sees them, and listed again every `table_discovery_interval`. A matched table without row binlog, or that is not a DUPLICATE KEY or merge-on-write UNIQUE KEY table, is skipped with one warning and checked again at each discovery.").
 			Example([]string{`shop\..*`}).
@@ -292,10 +295,13 @@ func minDurationLint(field string, minNs int64, what string) string {
 
 // patternLint compiles each pattern as Go does (re_match uses Go's regexp)
 // and reports the field, the index and the reason of any that fails.
+// patternLint takes the list and each element alone: Benthos runs a list
+// field's lint rule on both.
 func patternLint(field string) string {
-	return `root = this.enumerated().map_each(e -> "".re_match(e.value.string()).catch(err -> ` +
+	return `root = if this.type() == "array" { this.enumerated().map_each(e -> "".re_match(e.value.string()).catch(err -> ` +
 		strconv.Quote(field+" pattern %d (%q) is not a valid regular expression: %s") +
-		`.format(e.index, e.value.string(), err))).filter(r -> r.type() == "string")`
+		`.format(e.index, e.value.string(), err))).filter(r -> r.type() == "string") } else { [ "".re_match(this.string()).catch(err -> ` +
+		strconv.Quote(field+" pattern %q is not a valid regular expression: %s") + `.format(this.string(), err)) ].filter(r -> r.type() == "string") }`
 }
 
 func minIntLint(field string) string {
