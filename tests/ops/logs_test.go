@@ -15,7 +15,7 @@ import (
 // TestIdlePipelineLogsNothingAboveDebug starts a snapshot-then-binlog
 // pipeline with its checkpoint in the doris cache, lets it reach the binlog
 // phase, and then, while nothing changes, expects only debug lines over
-// several polls.
+// several polls and table discoveries.
 func TestIdlePipelineLogsNothingAboveDebug(t *testing.T) {
 	srv := harness.StartSim(t, dorissim.Config{})
 	harness.CreateTable(t, srv, "ops", "quiet", harness.TableOpts{Buckets: 2})
@@ -29,7 +29,8 @@ func TestIdlePipelineLogsNothingAboveDebug(t *testing.T) {
 	col := &harness.Collector{}
 	res := fmt.Sprintf("cache_resources:\n  - label: cp\n    doris:\n      jdbc_url: jdbc:mysql://%s\n      table: meta.checkpoints\n", srv.MySQLAddr())
 	harness.RunStream(t, harness.StreamConfig{
-		Input:     harness.InputYAML(srv, "ops.quiet", "scan_mode: initial"),
+		// Table discovery every second: an unchanged listing is quiet too.
+		Input:     harness.SelectYAML(srv, `include: ['ops\.qu.*']`, "scan_mode: initial", "table_discovery_interval: 1s"),
 		Resources: res,
 		Logs:      logs,
 	}, col)
