@@ -216,6 +216,7 @@ func TestConfigErrors(t *testing.T) {
 		"jdbc_url: http://fe:9030\ntable: ops.cp":                    "jdbc_url",
 		"jdbc_url: jdbc:mysql://fe1:9030,fe2:9030\ntable: ops.cp":    "one host",
 		"jdbc_url: jdbc:mysql://fe:99999\ntable: ops.cp":             "jdbc_url",
+		"jdbc_url: jdbc:mysql://fe\ntable: ops.cp":                   "missing port",
 		"jdbc_url: jdbc:mysql://fe:9030\ntable: cp":                  "db.table",
 		"jdbc_url: jdbc:mysql://fe:9030?password=hunter2\ntable: cp": "db.table",
 	}

@@ -65,7 +65,7 @@ func Spec() *service.ConfigSpec {
 		Description(specDescription).
 		Fields(
 			service.NewStringField(fieldJDBCURL).
-				Description("MySQL-protocol address of a Doris FE, `jdbc:mysql://host[:port][/db][?k=v]`, with the same rules as the `doris_binlog` input's `jdbc_url`: one host, the port defaults to 3306, `connectTimeout` and `socketTimeout` (milliseconds) are honoured. Any FE works; reads and writes are consistent across FEs. The URL is never repeated in errors because it may hold credentials.").
+				Description("MySQL-protocol address of a Doris FE, `jdbc:mysql://host[:port][/db][?k=v]`, parsed by the same code and rules as the `doris_binlog` input's `jdbc_url`: one host and its port (the FE query port, 9030 by default), `connectTimeout` and `socketTimeout` (milliseconds) are honoured. Any FE works; reads and writes are consistent across FEs. The URL is never repeated in errors because it may hold credentials.").
 				Example("jdbc:mysql://fe1:9030").Example("jdbc:mysql://fe1:9030/ops?connectTimeout=5000"),
 			service.NewStringField(fieldUsername).
 				Description("Doris user. It needs SELECT and LOAD on the table, and CREATE on the database when `create_table` is true.").

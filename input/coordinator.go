@@ -174,6 +174,7 @@ func (co *coordinator) addTable(ctx context.Context, t *tableInfo) error {
 	if err != nil {
 		return err
 	}
+	t.notePartitions(ctx)
 	entry := &checkpoint.Table{Phase: checkpoint.PhaseBinlog, MaxTablet: hi}
 	if !co.conf.HasBinlogPhase() {
 		entry.Phase = checkpoint.PhaseSnapshot

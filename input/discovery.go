@@ -137,10 +137,15 @@ func (co *coordinator) discover(ctx context.Context) error {
 func (co *coordinator) discoverOne(ctx context.Context, name tableName, d *discovery) error {
 	if t := co.table(name.key); t != nil {
 		recreated, err := co.checkIdentity(ctx, t)
-		if err != nil || !recreated {
+		if err != nil {
 			return err
 		}
-		co.log.Warnf("Table %s was dropped and created again (all its tablets are new): it restarts as a new table", name.key)
+		if !recreated {
+			co.warnDroppedPartitions(ctx, t)
+			return nil
+		}
+		co.log.Warnf("Table %s was dropped and created again, or truncated (all its tablets are new): it restarts as a new table. "+
+			"Rows it had before are not deleted downstream by change records", name.key)
 		if err := co.removeTable(ctx, name.key); err != nil {
 			return err
 		}

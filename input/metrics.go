@@ -21,6 +21,8 @@ type metrics struct {
 	expiredGaps *service.MetricCounter // table
 	tables      *service.MetricGauge   // state: streaming, snapshotting, skipped
 
+	droppedPartitions *service.MetricCounter // table
+
 	// Physical ms of the end of the last acked window, for the lag gauge.
 	ackedWindowEndMs atomic.Int64
 	zoneOffsetMs     atomic.Int64
@@ -35,6 +37,8 @@ func newMetrics(m *service.Metrics) *metrics {
 		splitsTotal: m.NewGauge("doris_binlog_snapshot_splits", "table"),
 		expiredGaps: m.NewCounter("doris_binlog_expired_gaps_total", "table"),
 		tables:      m.NewGauge("doris_binlog_tables", "state"),
+
+		droppedPartitions: m.NewCounter("doris_binlog_dropped_partitions_total", "table"),
 	}
 }
 

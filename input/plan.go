@@ -86,6 +86,7 @@ func (co *coordinator) freshStart(ctx context.Context) (*checkpoint.State, error
 		}
 		st.Tables[t.name.key] = &checkpoint.Table{Phase: phase, MaxTablet: hi}
 		co.tables[t.name.key] = t
+		t.notePartitions(ctx)
 	}
 	if st.Stream != nil {
 		if err := co.r.del.Commit(ctx, st); err != nil {
@@ -139,6 +140,7 @@ func (co *coordinator) resume(ctx context.Context, st *checkpoint.State) error {
 	}
 	for _, t := range tables {
 		co.tables[t.name.key] = t
+		t.notePartitions(ctx)
 	}
 	for _, key := range st.TableNames() {
 		if co.tables[key] == nil {

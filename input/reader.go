@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/redpanda-data/benthos/v4/public/service"
 
@@ -167,7 +168,15 @@ func (r *reader) Close(ctx context.Context) error {
 	r.mu.Unlock()
 	if run != nil {
 		run.Stop()
-		_ = run.WaitUnacked(ctx) // bounded by Benthos's shutdown deadline
+		// Benthos closes an input once the acks of everything it handed on
+		// have returned (and each ack saves before it returns), so what is
+		// still unacked here was read but dropped at shutdown and will be
+		// read again. The short wait only covers a caller that did not wait.
+		wctx, cancel := context.WithTimeout(ctx, closeAckWait)
+		if err := run.WaitUnacked(wctx); err != nil {
+			r.log.Debugf("Closing with batches never acknowledged (dropped at shutdown); they are read again after a restart")
+		}
+		cancel()
 		c.close()
 	}
 	if r.pub != nil {
@@ -175,6 +184,9 @@ func (r *reader) Close(ctx context.Context) error {
 	}
 	return nil
 }
+
+// closeAckWait bounds how long Close waits for acks.
+const closeAckWait = time.Second
 
 // fatalError marks a condition that stops the input until an operator acts.
 type fatalError struct{ msg string }

@@ -52,7 +52,7 @@ func Spec() *service.ConfigSpec {
 	return service.NewConfigSpec().
 		Stable().
 		Categories("Services").
-		Summary("Reads an Apache Doris table's snapshot over Arrow Flight SQL and then follows its Doris 5.0 Row Binlog (`@incr` queries).").
+		Summary("Reads Apache Doris tables' snapshots over Arrow Flight SQL and then follows their Doris 5.0 Row Binlog (`@incr` queries) in one commit order.").
 		Description(specDescription).
 		Fields(connectionFields()...).
 		Fields(selectionFields()...).
@@ -106,23 +106,16 @@ func selectionFields() []*service.ConfigField {
 		service.NewStringListField(fieldTables).
 			Description("Several tables to read, each `db.table` as in `table_identifier`. A listed table without row binlog stops the input (in modes with a binlog phase).").
 			Example([]string{"shop.orders", "shop.customers"}).
-			Optional().
-			// Benthos runs a list field's lint rule on the list and on each
-			// element, so the rule takes both.
-			LintRule(`root = if this.type() == "array" { this.enumerated().map_each(e -> if !e.value.string().re_match("` + dbTableRe + `") { ` +
-				strconv.Quote("tables entry %d must be db.table; got %q") + `.format(e.index, e.value.string()) } else { "" }).filter(m -> m != "") } else if !this.string().re_match("` + dbTableRe + `") { [ ` +
-				strconv.Quote("tables entry must be db.table; got %q") + `.format(this.string()) ] }`),
+			Optional(),
 		service.NewStringListField(fieldInclude).
 			Description("Regular expressions (Go RE2 syntax) matched against each table's whole `db.table` name, as if anchored with `^...$`: every table that matches one of them, and no `exclude` pattern, is read. Tables are listed with `SHOW DATABASES` and `SHOW TABLES` as the user sees them, and listed again every `table_discovery_interval`. A matched table without row binlog, or that is not a DUPLICATE KEY or merge-on-write UNIQUE KEY table, is skipped with one warning and checked again at each discovery.").
 			Example([]string{`shop\..*`}).
 			Example([]string{`shop\.orders`, `crm\.(customers|contacts)`}).
-			Optional().
-			LintRule(patternLint(fieldInclude)),
+			Optional(),
 		service.NewStringListField(fieldExclude).
 			Description("Regular expressions removing tables from what `include` matched, matched the same way. Only valid with `include`.").
 			Example([]string{`shop\.tmp_.*`}).
-			Optional().
-			LintRule(patternLint(fieldExclude)),
+			Optional(),
 		service.NewDurationField(fieldDiscoveryInterval).
 			Description("How often the databases and tables are listed again while the binlog is followed. A new table that the selection names or matches joins the stream: in `initial` mode it gets its own snapshot and then its changes from the moment it was found; in `latest` and `from-timestamp` it streams from the moment it was found. A dropped table leaves the stream and the checkpoint with a warning; one dropped and created again is a new table. `0s` lists the tables only at start.").
 			Default("1m").
@@ -192,7 +185,12 @@ func readFields() []*service.ConfigField {
 			Example("status = 'paid'").
 			Optional(),
 		service.NewIntField(fieldRequestTabletSize).
-			Description("Tablets per snapshot split.").
+			Description("Tablets per snapshot split: each split reads at most this many tablets in one `TABLET(...)` query. " +
+				"A table has one tablet per partition and bucket (30 daily partitions × 16 buckets is 480 tablets), and `_query_plan` " +
+				"lists every tablet of every partition once. Tablets are grouped by count only, in ascending tablet id order per backend, " +
+				"so every tablet is read exactly once, whatever the value; a split may hold tablets of more than one partition, " +
+				"but never more than `request_tablet_size` tablets. Larger values mean fewer, longer splits.").
+			Example(1).Example(16).
 			Default(1).Advanced().
 			LintRule(minIntLint(fieldRequestTabletSize)),
 		service.NewIntField(fieldBatchSize).
@@ -241,7 +239,7 @@ func checkpointFields() []*service.ConfigField {
 			Description("The cache resource holding the position. Required with `initial`, `latest` and `from-timestamp`; optional with `snapshot`, where it lets a restarted snapshot skip the tablets already delivered. Use a persistent cache such as `file`.").
 			Optional(),
 		service.NewStringField(fieldCheckpointKey).
-			Description("The key under which the position is stored (plus `<key>.bak`). Must be unique per pipeline sharing a cache, and a valid file name for the `file` cache. Defaults to `binlog_consumer_id` when set, else `doris_binlog_<db>_<table>`, with characters outside `[A-Za-z0-9._-]` replaced by `_`.").
+			Description("The key under which the position of every selected table is stored (plus `<key>.bak`). Must be unique per pipeline sharing a cache, and a valid file name for the `file` cache. Defaults to `binlog_consumer_id` when set; else, for a single table (`table_identifier` or a one-entry `tables`), `doris_binlog_<db>_<table>`; else `doris_binlog_` and 12 hex digits of the SHA-256 of the selection (the sorted table list, or the patterns), so that changing the selection changes the key. Characters outside `[A-Za-z0-9._-]` are replaced by `_`.").
 			Optional().Advanced().
 			LintRule(`root = if this.string() == "" { [ "checkpoint_cache_key must not be empty" ] }`),
 		service.NewIntField(fieldCheckpointLimit).
@@ -293,16 +291,20 @@ func minDurationLint(field string, minNs int64, what string) string {
 		strconv.Quote(field+" "+what+"; got %q") + `.format($s) ] }`
 }
 
-// patternLint compiles each pattern as Go does (re_match uses Go's regexp)
-// and reports the field, the index and the reason of any that fails.
-// patternLint takes the list and each element alone: Benthos runs a list
-// field's lint rule on both.
+// Lists are linted by the spec-wide rule: a field rule on a list sees one
+// element at a time, without its index.
+
+// patternLint compiles each pattern of a list field as Go does (re_match
+// uses Go's regexp) and lists the index and reason of any that fails.
 func patternLint(field string) string {
-	return `root = if this.type() == "array" { this.enumerated().map_each(e -> "".re_match(e.value.string()).catch(err -> ` +
+	return `this.` + field + `.or([]).enumerated().map_each(e -> "".re_match(e.value.string()).catch(err -> ` +
 		strconv.Quote(field+" pattern %d (%q) is not a valid regular expression: %s") +
-		`.format(e.index, e.value.string(), err))).filter(r -> r.type() == "string") } else { [ "".re_match(this.string()).catch(err -> ` +
-		strconv.Quote(field+" pattern %q is not a valid regular expression: %s") + `.format(this.string(), err)) ].filter(r -> r.type() == "string") }`
+		`.format(e.index, e.value.string(), err))).filter(r -> r.type() == "string")`
 }
+
+// tablesLint checks that every tables entry is db.table.
+const tablesLint = `this.tables.or([]).enumerated().map_each(e -> if !e.value.string().re_match("` + dbTableRe + `") { ` +
+	`"tables entry %d must be db.table; got %q".format(e.index, e.value.string()) } else { "" }).filter(m -> m != "")`
 
 func minIntLint(field string) string {
 	return `root = if this < 1 { [ ` + strconv.Quote(field+" must be at least 1; got %v") + `.format(this) ] }`
@@ -332,7 +334,8 @@ const jdbcLint = `let ok = this.string().re_match("(?i)^jdbc:mysql://(\\[[0-9A-F
 let port = if $ok { this.string().re_replace_all("(?i)^jdbc:mysql://(\\[[^\\]]*\\]|[^:/?]*):([0-9]+).*$", "$2").number() } else { 0 }
 root = if !$ok { [ "jdbc_url must look like jdbc:mysql://host:port[/db][?k=v]" ] } else if $port < 1 || $port > 65535 { [ "jdbc_url has a port outside 1..65535" ] }`
 
-const specLintRule = `let mode = this.scan_mode.or("snapshot").string().lowercase()
+var specLintRule = `let lists = [` + tablesLint + `, ` + patternLint(fieldInclude) + `, ` + patternLint(fieldExclude) + `].flatten()
+let mode = this.scan_mode.or("snapshot").string().lowercase()
 let incr = ["initial", "latest", "from-timestamp"].contains($mode)
 let offset = this.binlog_offset_table.or("") != ""
 let consumer = this.binlog_consumer_id.or("") != ""
@@ -348,10 +351,16 @@ root = [
   if $offset && !$incr { "binlog_offset_table is only valid in incremental scan modes" } else { "" },
   if $offset && this.jdbc_url.or("") == "" { "jdbc_url is required when binlog_offset_table is configured" } else { "" },
   if $incr && this.checkpoint_cache.or("") == "" { "checkpoint_cache is required when scan_mode is " + $mode } else { "" },
-]`
+].merge($lists)`
 
 const specDescription = `
-The input plans the table's tablets through the FE REST API and reads them over Arrow Flight SQL. With a binlog phase it then reads the table's Doris 5.0 Row Binlog in windows ` + "`[start, end)`" + ` of whole seconds, one ` + "`@incr`" + ` query per window and poll interval. Window bounds are the Doris clock floored to the second, so consecutive windows neither overlap nor leave gaps.
+The input plans each table's tablets through the FE REST API and reads them over Arrow Flight SQL. With a binlog phase it then reads the tables' Doris 5.0 Row Binlog in windows ` + "`[start, end)`" + ` of whole seconds, shared by all streaming tables: one ` + "`@incr`" + ` query per table, window and poll interval. Window bounds are the Doris clock floored to the second, so consecutive windows neither overlap nor leave gaps.
+
+== Many tables
+
+Set exactly one of ` + "`table_identifier`" + `, ` + "`tables`" + ` and ` + "`include`" + ` (with optional ` + "`exclude`" + `). The tables' results of a window are merged as streams in ` + "`(TSO, table, LSN, OP)`" + ` order, ` + "`table`" + ` being the ` + "`db.table`" + ` name, so a transaction that changed several tables arrives as one contiguous run with one TSO. Every ` + "`table_discovery_interval`" + ` the tables are listed again: a new table joins (in ` + "`initial`" + ` mode with its own snapshot, then its own binlog from the moment it was found until it reaches the shared windows; its catch-up events can arrive after newer events of other tables), a dropped table leaves with one warning, and a table whose tablets are all new (dropped and created again, or truncated) starts over as a new table. A partition that vanished (DROP PARTITION, dynamic partition expiry) is reported with a warning and ` + "`doris_binlog_dropped_partitions_total`" + `, because Doris writes no change records for its rows.
+
+A poll costs one ` + "`@incr`" + ` query per streaming table, each on its own Flight session; Flight sessions count toward Doris's ` + "`max_user_connections`" + `.
 
 == Scan modes
 
@@ -364,7 +373,7 @@ The table needs ` + "`\"binlog.enable\" = \"true\"`" + ` with the ROW format for
 
 == Delivery semantics
 
-Delivery is at least once. The position (snapshot tablets done, binlog window and last delivered row) is written to ` + "`checkpoint_cache`" + ` only after the messages before it are acknowledged, so a restart never skips an unacknowledged row. Binlog rows are emitted in ` + "`(TSO, LSN, OP)`" + ` order, i.e. commit order, with ` + "`update_before`" + ` ahead of its ` + "`update_after`" + `. After a restart the interrupted window is read again from its start and the rows up to the last acknowledged ` + "`(TSO, LSN, OP)`" + ` are skipped. Rows written by an output but not yet acknowledged when the process was killed may be delivered again, at most ` + "`checkpoint_limit`" + ` messages.
+Delivery is at least once. The position (per table: phase and snapshot tablets done; the shared binlog window and its last delivered row) is written under one key to ` + "`checkpoint_cache`" + ` only after the messages before it are acknowledged, so a restart never skips an unacknowledged row. Binlog rows are emitted in ` + "`(TSO, table, LSN, OP)`" + ` order, i.e. commit order, with ` + "`update_before`" + ` ahead of its ` + "`update_after`" + `. After a restart the interrupted window is read again from its start and the rows up to the last acknowledged ` + "`(TSO, table, LSN, OP)`" + ` are skipped. A checkpoint of the single-table input of earlier builds (version 1) is carried over. Rows written by an output but not yet acknowledged when the process was killed may be delivered again, at most ` + "`checkpoint_limit`" + ` messages.
 
 The position is saved under ` + "`checkpoint_cache_key`" + ` and, first, under ` + "`<key>.bak`" + `, so a write torn by a crash leaves one intact copy. A checkpoint that cannot be read fails the input loudly instead of starting over.
 

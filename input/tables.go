@@ -17,9 +17,10 @@ type tableInfo struct {
 	name tableName
 	c    *conn
 
-	mu     sync.Mutex
-	props  *doris.TableProperties
-	propAt time.Time
+	mu         sync.Mutex
+	props      *doris.TableProperties
+	propAt     time.Time
+	partitions map[int64]string // id -> name at the last look; nil before it
 }
 
 const propsRefreshInterval = 5 * time.Minute

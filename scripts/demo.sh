@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Starts dorissim with its demo workload, waits until it is ready, then runs
-# config/quickstart.yaml, which prints demo.orders' snapshot and live changes.
+# config/database_to_stdout.yaml, which prints the snapshots of demo.orders and
+# demo.customers and then their live changes.
 # Ctrl-C stops both.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,5 +26,5 @@ if ! grep -q '^dorissim ready' "$ready"; then
 	exit 1
 fi
 cat "$ready" >&2
-echo "Streaming demo.orders (snapshot, then live changes). Press Ctrl-C to stop." >&2
-./bin/rpconnect-doris run -r resources/offsets_memory_cache.yaml config/quickstart.yaml
+echo "Streaming every table of the demo database (snapshots, then live changes: each transaction changes demo.orders and demo.customers). Press Ctrl-C to stop." >&2
+./bin/rpconnect-doris run -r resources/offsets_memory_cache.yaml config/database_to_stdout.yaml

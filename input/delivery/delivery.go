@@ -58,23 +58,28 @@ func (d *Delivery[S]) Restore(st S) {
 // Commit saves st at once, outside any run: a resolved start must be
 // durable before the first row is read.
 func (d *Delivery[S]) Commit(ctx context.Context, st S) error {
-	return d.commit(ctx, st, func() bool { return false })
+	return d.commitResolved(ctx, func() *S { return &st }, func() bool { return false })
 }
 
-// commit saves st unless it equals the committed position or stale says
-// that its run was rewound. The lock orders saves.
-func (d *Delivery[S]) commit(ctx context.Context, st S, stale func() bool) error {
+// commitResolved asks the tracker for the highest position that may now
+// be committed and saves it, unless it equals the committed one or stale
+// says that its run was rewound. Asking and saving happen under one lock:
+// two acks that resolved in one order must not save in the other, or the
+// older position would overwrite the newer one and a restart would deliver
+// again what the output already had.
+func (d *Delivery[S]) commitResolved(ctx context.Context, resolve func() *S, stale func() bool) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if stale() || (d.has && d.opts.Equal(d.committed, st)) {
+	st := resolve()
+	if st == nil || stale() || (d.has && d.opts.Equal(d.committed, *st)) {
 		return nil
 	}
-	if err := d.opts.Save(ctx, st); err != nil {
+	if err := d.opts.Save(ctx, *st); err != nil {
 		return err
 	}
-	d.committed, d.has = st, true
+	d.committed, d.has = *st, true
 	if d.opts.OnCommit != nil {
-		d.opts.OnCommit(st)
+		d.opts.OnCommit(*st)
 	}
 	return nil
 }

@@ -338,3 +338,53 @@ func TestNewValidates(t *testing.T) {
 		t.Fatal("limit 0 accepted")
 	}
 }
+
+// Acks that race must never save an older position after a newer one: the
+// checkpoint would go back, and a restart would deliver again what the
+// output already had (the restart flake of issue 8).
+func TestConcurrentAcksSaveInOrder(t *testing.T) {
+	const n = 3000
+	sv := &saves{}
+	d, err := New(Options[int]{Limit: n, Equal: func(a, b int) bool { return a == b },
+		Save: func(ctx context.Context, st int) error {
+			time.Sleep(20 * time.Microsecond) // a cache write: other acks queue up meanwhile
+			return sv.save(ctx, st)
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := d.Start(false, func(ctx context.Context, r *Run[int]) error {
+		for i := 1; i <= n; i++ {
+			if err := r.Emit(batchOf(1), i); err != nil {
+				return err
+			}
+		}
+		<-ctx.Done()
+		return nil
+	})
+	defer r.Stop()
+	got := collect(t, r, n)
+	ctx := ctx5s(t)
+	var wg sync.WaitGroup
+	for w := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			// Neighbouring batches are acked by different goroutines at
+			// about the same time, as a pipeline with max_in_flight does.
+			for i := w; i < n; i += 8 {
+				_ = got[i].ack(ctx, nil)
+			}
+		}()
+	}
+	wg.Wait()
+	s := sv.list()
+	for i := 1; i < len(s); i++ {
+		if s[i] <= s[i-1] {
+			t.Fatalf("saved %d after %d: the position went back", s[i], s[i-1])
+		}
+	}
+	if st, _ := d.Committed(); st != n || s[len(s)-1] != n {
+		t.Fatalf("committed %d, last saved %d, want %d", st, s[len(s)-1], n)
+	}
+}

@@ -87,7 +87,7 @@ func (r *Run[S]) Emit(batch service.MessageBatch, st S) error {
 	if len(batch) == 0 {
 		// Nothing to deliver: the slot is done at once, but its position
 		// waits for every earlier slot.
-		return r.commit(r.ctx, resolve())
+		return r.d.commitResolved(r.ctx, resolve, r.stale.Load)
 	}
 	r.unacked.Add(1)
 	select {
@@ -110,17 +110,10 @@ func (r *Run[S]) ackFunc(resolve func() *S) service.AckFunc {
 				r.rewind()
 				return
 			}
-			ackErr = r.commit(ctx, resolve())
+			ackErr = r.d.commitResolved(ctx, resolve, r.stale.Load)
 		})
 		return ackErr
 	}
-}
-
-func (r *Run[S]) commit(ctx context.Context, st *S) error {
-	if st == nil {
-		return nil
-	}
-	return r.d.commit(ctx, *st, r.stale.Load)
 }
 
 // rewind applies the auto_replay_nacks: false rule: the rejected batch never

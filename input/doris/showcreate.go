@@ -225,7 +225,9 @@ func parseProperties(tail []token) (map[string]string, error) {
 	start, depth := -1, 0
 	for i, t := range tail {
 		switch {
-		case t.kind == '(':
+		// Doris prints RANGE partitions as half-open [('lo'), ('hi')): the
+		// '[' opens the group that the last ')' closes.
+		case t.kind == '(' || t.kind == '[':
 			depth++
 		case t.kind == ')':
 			depth--

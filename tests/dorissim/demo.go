@@ -10,10 +10,12 @@ import (
 )
 
 // Demo schema: the orders table of doris-facts §14 with a customer and a
-// timestamp column.
+// timestamp column, and a customers table that every order change updates
+// in the same transaction, so that the demo shows multi-table transactions.
 const (
 	DemoDB        = "demo"
 	DemoTable     = "orders"
+	DemoCustomers = "customers"
 	demoSeedRows  = 1000
 	demoBatchRows = 200
 	demoCreate    = "CREATE TABLE IF NOT EXISTS `demo`.`orders` (\n" +
@@ -24,6 +26,12 @@ const (
 		"  \"binlog.enable\" = \"true\",\n  \"binlog.format\" = \"ROW\",\n  \"binlog.need_historical_value\" = \"true\"\n)"
 )
 
+const demoCustomersCreate = "CREATE TABLE IF NOT EXISTS `demo`.`customers` (\n" +
+	"  customer VARCHAR(32) NOT NULL,\n  last_order BIGINT,\n  last_status VARCHAR(16),\n  updated_at DATETIME(3)\n)\n" +
+	"UNIQUE KEY(customer)\nDISTRIBUTED BY HASH(customer) BUCKETS 2\nPROPERTIES (\n" +
+	"  \"replication_num\" = \"1\",\n  \"binlog.enable\" = \"true\",\n  \"binlog.format\" = \"ROW\",\n" +
+	"  \"binlog.need_historical_value\" = \"true\"\n)"
+
 var demoStatuses = []string{"created", "paid", "shipped", "delivered", "cancelled"}
 
 // demoState remembers the live keys so that updates and deletes hit rows.
@@ -33,9 +41,9 @@ type demoState struct {
 	live   []int64
 }
 
-// SeedDemo creates demo.orders and loads 1,000 rows.
+// SeedDemo creates demo.orders and demo.customers and loads 1,000 orders.
 func (s *Server) SeedDemo(ctx context.Context) error {
-	for _, stmt := range []string{"CREATE DATABASE IF NOT EXISTS `demo`", demoCreate} {
+	for _, stmt := range []string{"CREATE DATABASE IF NOT EXISTS `demo`", demoCreate, demoCustomersCreate} {
 		if err := s.Exec(ctx, stmt); err != nil {
 			return fmt.Errorf("demo DDL: %w", err)
 		}
@@ -53,14 +61,18 @@ func (s *Server) SeedDemo(ctx context.Context) error {
 			return fmt.Errorf("demo seed rows: %w", err)
 		}
 	}
+	if err := s.Exec(ctx, "INSERT INTO `demo`.`customers` SELECT customer, MAX(order_id), 'created', MAX(updated_at) FROM `demo`.`orders` GROUP BY customer"); err != nil {
+		return fmt.Errorf("demo seed customers: %w", err)
+	}
 	s.demoMu.Lock()
 	s.demo = st
 	s.demoMu.Unlock()
 	return nil
 }
 
-// DemoStep commits a small random mix of inserts, updates and deletes to
-// demo.orders (one statement per change).
+// DemoStep commits one transaction: a small random mix of inserts, updates
+// and deletes to demo.orders, each also recording the order's customer's
+// latest order in demo.customers.
 func (s *Server) DemoStep(ctx context.Context, rng *rand.Rand) error {
 	s.demoMu.Lock()
 	st := s.demo
@@ -70,35 +82,43 @@ func (s *Server) DemoStep(ctx context.Context, rng *rand.Rand) error {
 	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	var stmts []string
+	live, next := append([]int64(nil), st.live...), st.nextID
 	for range 1 + rng.IntN(5) {
-		if err := s.demoChange(ctx, st, rng); err != nil {
-			return fmt.Errorf("demo step: %w", err)
-		}
+		stmts = append(stmts, s.demoChange(&live, &next, rng)...)
 	}
+	if err := s.ExecTx(ctx, stmts...); err != nil {
+		return fmt.Errorf("demo step: %w", err)
+	}
+	st.live, st.nextID = live, next
 	return nil
 }
 
-func (s *Server) demoChange(ctx context.Context, st *demoState, rng *rand.Rand) error {
-	switch p := rng.IntN(10); {
-	case p < 4 || len(st.live) == 0:
-		id := st.nextID
-		if err := s.Exec(ctx, "INSERT INTO `demo`.`orders` VALUES "+s.demoValues(id, rng)); err != nil {
-			return err
-		}
-		st.nextID++
-		st.live = append(st.live, id)
-	case p < 8:
-		id := st.live[rng.IntN(len(st.live))]
-		return s.Exec(ctx, fmt.Sprintf("UPDATE `demo`.`orders` SET status = '%s', amount = %d.%02d, updated_at = '%s' WHERE order_id = %d",
-			demoStatuses[rng.IntN(len(demoStatuses))], rng.IntN(1000), rng.IntN(100), s.demoNow(), id))
-	default:
-		i := rng.IntN(len(st.live))
-		if err := s.Exec(ctx, fmt.Sprintf("DELETE FROM `demo`.`orders` WHERE order_id = %d", st.live[i])); err != nil {
-			return err
-		}
-		st.live = append(st.live[:i], st.live[i+1:]...)
+// demoChange returns the statements of one order change and its customer
+// update, adjusting the live keys as they will be after the commit.
+func (s *Server) demoChange(live *[]int64, next *int64, rng *rand.Rand) []string {
+	status := demoStatuses[rng.IntN(len(demoStatuses))]
+	customer := fmt.Sprintf("customer-%03d", rng.IntN(500))
+	upsert := func(id int64) string {
+		return fmt.Sprintf("INSERT INTO `demo`.`customers` VALUES ('%s', %d, '%s', '%s')", customer, id, status, s.demoNow())
 	}
-	return nil
+	switch p := rng.IntN(10); {
+	case p < 4 || len(*live) == 0:
+		id := *next
+		*next++
+		*live = append(*live, id)
+		return []string{fmt.Sprintf("INSERT INTO `demo`.`orders` VALUES (%d, '%s', '%s', %d.%02d, '%s')", id, customer, status,
+			rng.IntN(1000), rng.IntN(100), s.demoNow()), upsert(id)}
+	case p < 8:
+		id := (*live)[rng.IntN(len(*live))]
+		return []string{fmt.Sprintf("UPDATE `demo`.`orders` SET customer = '%s', status = '%s', amount = %d.%02d, updated_at = '%s' WHERE order_id = %d",
+			customer, status, rng.IntN(1000), rng.IntN(100), s.demoNow(), id), upsert(id)}
+	default:
+		i := rng.IntN(len(*live))
+		id := (*live)[i]
+		*live = append((*live)[:i], (*live)[i+1:]...)
+		return []string{fmt.Sprintf("DELETE FROM `demo`.`orders` WHERE order_id = %d", id)}
+	}
 }
 
 func (s *Server) demoValues(id int64, rng *rand.Rand) string {

@@ -52,6 +52,35 @@ func TestDemoSeedsAndChanges(t *testing.T) {
 	if s.Store().CurrentTSO().Value <= before.Value {
 		t.Fatal("TSO did not advance")
 	}
+	// Every step is one transaction over both tables: each TSO after the
+	// seed that changed customers also changed orders.
+	tsos := func(table string) map[int64]bool {
+		cols, it, err := s.Store().Incr(ctx, "demo", table, storage.IncrParams{
+			Params: map[string]string{"incrementType": "DETAIL"}, Location: time.UTC})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer it.Close()
+		out := map[int64]bool{}
+		for {
+			row, err := it.Next()
+			if err != nil {
+				break
+			}
+			out[row[len(cols)-3].(int64)] = true
+		}
+		return out
+	}
+	orders, customers := tsos("orders"), tsos("customers")
+	shared := 0
+	for tso := range customers {
+		if tso > before.Value && orders[tso] {
+			shared++
+		}
+	}
+	if shared == 0 {
+		t.Fatalf("no demo step changed both tables in one transaction")
+	}
 }
 
 func TestStartWithDemo(t *testing.T) {

@@ -210,6 +210,30 @@ func (s *Server) Exec(ctx context.Context, sql string) error {
 	return err
 }
 
+// ExecTx runs stmts in one transaction as the configured user: they commit
+// together, with one TSO, or not at all.
+func (s *Server) ExecTx(ctx context.Context, stmts ...string) error {
+	sess := s.engine.NewSession(s.cfg.User)
+	defer sess.Close()
+	run := func(sql string) error {
+		res, err := sess.Query(ctx, sql)
+		if err != nil {
+			return err
+		}
+		return res.Close()
+	}
+	if err := run("BEGIN"); err != nil {
+		return err
+	}
+	for _, stmt := range stmts {
+		if err := run(stmt); err != nil {
+			_ = run("ROLLBACK")
+			return err
+		}
+	}
+	return run("COMMIT")
+}
+
 // Query runs one statement as the configured user and returns its rows.
 func (s *Server) Query(ctx context.Context, sql string) ([][]any, error) {
 	return s.query(ctx, sql, true)

@@ -2,6 +2,10 @@ package e2e
 
 import (
 	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -89,4 +93,48 @@ func TestSnapshotModeEnds(t *testing.T) {
 		}
 		seen[id] = true
 	}
+}
+
+// TestSingleTableCheckpointCarriesOver resumes from a checkpoint in the
+// version 1 layout of the single-table input: no snapshot, and the binlog
+// from its window on.
+func TestSingleTableCheckpointCarriesOver(t *testing.T) {
+	srv := harness.StartSim(t, dorissim.Config{})
+	harness.CreateTable(t, srv, "e2e", "v1", harness.TableOpts{})
+	w := harness.NewWorkload(srv, "e2e", "v1", 5)
+	if err := w.Insert(ctxTimeout(t, 30*time.Second), 20); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(1100 * time.Millisecond)
+	start := harness.Now(t, srv)
+	before := harness.TableState(t, srv, "e2e", "v1", "id", cols...)
+	time.Sleep(1100 * time.Millisecond)
+	runWorkload(t, w, 20)
+	dir := t.TempDir()
+	v1 := fmt.Sprintf(`{"version":1,"table":"e2e.v1","phase":"binlog","window_start":%q,"seq":4,"saved_at":"2026-01-01T00:00:00Z"}`, start)
+	for _, key := range []string{"doris_binlog_e2e_v1", "doris_binlog_e2e_v1.bak"} {
+		if err := os.WriteFile(filepath.Join(dir, key), []byte(v1), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	logs := &harness.LogCapture{}
+	col := &harness.Collector{}
+	harness.RunStream(t, harness.StreamConfig{Input: harness.InputYAML(srv, "e2e.v1", "scan_mode: initial"), Resources: harness.FileCache(dir), Logs: logs}, col)
+	want := harness.TableState(t, srv, "e2e", "v1", "id", cols...)
+	col.WaitFor(t, 30*time.Second, "the changes after the stored window", func(evs []harness.Event) bool {
+		got, err := harness.ReplayOnto(before, evs, "id")
+		return err == nil && harness.Diff(want, got) == ""
+	})
+	for _, ev := range col.Events() {
+		if ev.Phase != "binlog" {
+			t.Fatalf("a snapshot was taken despite the carried-over checkpoint: %+v", ev)
+		}
+	}
+	if len(logs.Lines(slog.LevelInfo, "version 1 layout of a single-table input")) != 1 {
+		t.Fatalf("the carry-over was not logged\n%s", logs.All())
+	}
+	harness.WaitFor(t, 10*time.Second, "a version 2 checkpoint", func() bool {
+		b, err := os.ReadFile(filepath.Join(dir, "doris_binlog_e2e_v1"))
+		return err == nil && strings.Contains(string(b), `"version":2`)
+	})
 }

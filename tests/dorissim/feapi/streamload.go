@@ -82,6 +82,9 @@ func (a *api) streamLoad(w http.ResponseWriter, r *http.Request, _ string) {
 		return
 	}
 	req.Label = label
+	// Rows without a partition are filtered in storage under the same ratio.
+	req.FilteredRows = filtered
+	req.MaxFilterRatio, _ = strconv.ParseFloat(r.Header.Get("max_filter_ratio"), 64)
 	if err := checkFilterRatio(r.Header, total, filtered); err != nil {
 		res.NumberFilteredRows = filtered
 		a.failLoad(w, res, "Fail", err, start)

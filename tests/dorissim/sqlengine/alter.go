@@ -9,7 +9,7 @@ import (
 )
 
 // alterTable handles the light schema changes Doris allows on row binlog
-// tables: ADD COLUMN, DROP COLUMN and SET properties.
+// tables: ADD COLUMN, DROP COLUMN, ADD/DROP PARTITION and SET properties.
 func (s *Session) alterTable(gctx *sql.Context, c *cursor) (*Result, error) {
 	db, table, ok := c.tableName()
 	if !ok {
@@ -28,6 +28,11 @@ func (s *Session) alterTable(gctx *sql.Context, c *cursor) (*Result, error) {
 			return nil, errSyntax("Syntax error in DROP COLUMN near %s", c.near())
 		}
 		return okOrErr(s.eng.store.DropColumn(db, table, name))
+	case isWord(c.peek(0), "add") && isWord(c.peek(1), "partition"):
+		c.accept("add")
+		return s.addPartition(db, table, c.rest())
+	case c.accept("drop", "partition"):
+		return s.dropPartition(db, table, c)
 	case c.accept("set"):
 		props, err := parseProperties(c)
 		if err != nil {

@@ -24,7 +24,10 @@ func (s *Store) DropTable(db, name string, ifExists bool) error {
 }
 
 // TruncateTable removes all rows. As in Doris, truncation writes no binlog
-// records and keeps the existing ones.
+// records; each partition is replaced by an empty one with a new partition
+// id and new tablets, and the records written before go with the old ones
+// ("unconsumed changes before the truncation disappear", Table Stream,
+// effect of base table changes).
 func (s *Store) TruncateTable(db, name string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -32,9 +35,12 @@ func (s *Store) TruncateTable(db, name string) error {
 	if err != nil {
 		return err
 	}
-	for i, tb := range t.tablets {
-		t.tablets[i] = newTablet(tb.id)
+	for i, p := range t.parts {
+		t.parts[i] = s.newPartition(t, &partition{name: p.name, lower: p.lower, upper: p.upper,
+			lowerMin: p.lowerMin, upperMax: p.upperMax, values: p.values})
 	}
+	t.rebuildTablets()
+	t.log = nil
 	return nil
 }
 
@@ -124,7 +130,7 @@ func (s *Store) DropColumn(db, table, col string) error {
 // are built so snapshots held by readers keep their old shape.
 func (t *table) rewriteRows(f func([]any) []any) {
 	t.schemaVer++
-	for i, tb := range t.tablets {
+	t.replaceTablets(func(tb *tablet) *tablet {
 		nt := newTablet(tb.id)
 		for k, r := range tb.rows {
 			nt.rows[k] = f(r)
@@ -132,8 +138,8 @@ func (t *table) rewriteRows(f func([]any) []any) {
 		for _, r := range tb.dup {
 			nt.dup = append(nt.dup, f(r))
 		}
-		t.tablets[i] = nt
-	}
+		return nt
+	})
 	log := make([]*record, len(t.log))
 	for i, r := range t.log {
 		nr := *r

@@ -25,6 +25,11 @@ type LoadRequest struct {
 	Rows           [][]*string // text values as loaded (nil = NULL), aligned with Columns
 	PartialColumns bool
 	MergeType      string // APPEND (default), DELETE, MERGE
+	// MaxFilterRatio is the max_filter_ratio header; FilteredRows counts
+	// rows the front end already filtered. Rows that fit no partition are
+	// filtered against them (see loadFiltered).
+	MaxFilterRatio float64
+	FilteredRows   int64
 }
 
 // LoadResult reports a committed load.
@@ -75,19 +80,28 @@ func (s *Store) runLoad(tx *Txn, db, table string, req LoadRequest) (LoadResult,
 	if plan.defaults, err = loadDefaults(cols, s.WallClock(time.Local)); err != nil {
 		return res, err
 	}
+	var noPartition int64
 	for n, raw := range req.Rows {
 		o, err := plan.rowOp(tt.t, raw)
 		if err != nil {
 			res.Filtered = int64(len(req.Rows) - n)
 			return res, errorf("[DATA_QUALITY_ERROR]too many filtered rows: row %d: %v", n+1, err)
 		}
+		if !o.del && !s.routeRow(tt.t, o.row) {
+			noPartition++
+			continue
+		}
 		tt.ops = append(tt.ops, o)
+	}
+	res.Filtered = noPartition
+	if err := loadFiltered(req, noPartition); err != nil {
+		return res, err
 	}
 	tso, err := tx.Commit()
 	if err != nil {
 		return res, err
 	}
-	res.Loaded, res.TSO = int64(len(req.Rows)), tso
+	res.Loaded, res.TSO = int64(len(req.Rows))-noPartition, tso
 	return res, nil
 }
 
