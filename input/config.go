@@ -50,6 +50,8 @@ type Config struct {
 	TLS        *tls.Config
 	TLSEnabled bool
 
+	DebugMetadata bool // the window bounds on binlog rows
+
 	CheckpointCache, CheckpointKey string
 	CheckpointLimit                int
 }
@@ -223,6 +225,9 @@ func parseRead(pc *service.ParsedConfig, c *Config) error {
 
 func parseRequests(pc *service.ParsedConfig, c *Config) error {
 	var err error
+	if c.DebugMetadata, err = pc.FieldBool(fieldDebugMetadata); err != nil {
+		return fieldErr(fieldDebugMetadata, err)
+	}
 	if c.QueryTimeout, err = parseDuration(pc, fieldQueryTimeout, 1, "must be positive"); err != nil {
 		return err
 	}

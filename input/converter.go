@@ -2,24 +2,29 @@ package input
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/redpanda-data/benthos/v4/public/service"
 
 	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
 	"github.com/rpconnect-doris/rpconnect-doris/input/rowjson"
+	"github.com/rpconnect-doris/rpconnect-doris/input/schemameta"
 )
 
-// Metadata keys, documented in the spec and the README.
+// Metadata keys, the Redpanda Connect CDC names, documented in the spec and
+// the README. `schema` and `key_columns` come from package schemameta.
 const (
-	metaOperation   = "operation"
-	metaDatabase    = "database"
-	metaTable       = "table"
-	metaPhase       = "doris_phase"
-	metaOp          = "doris_op"
-	metaTSO         = "doris_tso"
-	metaLSN         = "doris_lsn"
-	metaCommitTS    = "commit_ts_ms"
+	metaOperation     = "operation"
+	metaDatabase      = "database_schema"
+	metaTable         = "table"
+	metaTSO           = "tso"
+	metaLSN           = "lsn"
+	metaCommitTS      = "commit_ts_ms"
+	metaSourceTS      = "source_ts_ms"
+	metaTransactionID = "transaction_id"
+
+	// With debug_metadata only: the window a row was read in.
 	metaWindowStart = "doris_window_start"
 	metaWindowEnd   = "doris_window_end"
 )
@@ -38,28 +43,32 @@ type rowConverter struct {
 	conv      *rowjson.Converter
 	arena     []byte
 
+	// resolve gives the schema metadata that describes a result's
+	// columns; meta is the current one (nil when the table's schema is
+	// unknown, as when SHOW CREATE TABLE failed in snapshot mode).
+	resolve func(*arrow.Schema) (*schemameta.Meta, error)
+	meta    *schemameta.Meta
+
 	// Messages are shallow copies of templates that hold the metadata:
 	// Benthos shares a copied message's metadata until someone writes to it,
 	// so a snapshot row costs no metadata work and a binlog row only its
-	// three positional keys.
+	// positional keys.
 	snapTmpl *service.Message
 	binTmpl  [4]*service.Message // per op code, for the window binWin
-	binWin   [2]string
+	binWin   window
+
+	windowKeys bool // debug_metadata: the window bounds on every binlog row
 
 	// Every row of a transaction has the same TSO: its boxed metadata
 	// values are shared instead of allocated per row.
-	boxedTSO           int64
-	tsoValue, tsoMsVal any
+	boxedTSO                 int64
+	tsoValue, tsoMsVal, txID any
 }
 
-func newRowConverter(t tableName, opts rowjson.Options) *rowConverter {
-	rc := &rowConverter{db: t.db, table: t.table, key: t.key, opts: opts}
-	rc.snapTmpl = service.NewMessage(nil)
-	rc.snapTmpl.MetaSetMut(metaOperation, "read")
-	rc.snapTmpl.MetaSetMut(metaDatabase, rc.db)
-	rc.snapTmpl.MetaSetMut(metaTable, rc.table)
-	rc.snapTmpl.MetaSetMut(metaPhase, checkpoint.PhaseSnapshot)
-	return rc
+// newRowConverter converts rows of t; resolve may be nil (no schema
+// metadata).
+func newRowConverter(t tableName, opts rowjson.Options, resolve func(*arrow.Schema) (*schemameta.Meta, error)) *rowConverter {
+	return &rowConverter{db: t.db, table: t.table, key: t.key, opts: opts, resolve: resolve}
 }
 
 func (rc *rowConverter) bind(rec arrow.RecordBatch) error {
@@ -68,9 +77,30 @@ func (rc *rowConverter) bind(rec arrow.RecordBatch) error {
 		if err != nil {
 			return fmt.Errorf("arrow schema of %s: %w", rc.key, err)
 		}
+		if rc.resolve != nil {
+			meta, err := rc.resolve(rec.Schema())
+			if err != nil {
+				return err
+			}
+			if meta != rc.meta {
+				rc.meta, rc.snapTmpl, rc.binTmpl = meta, nil, [4]*service.Message{}
+			}
+		}
 		rc.conv, rc.schema = conv, rec.Schema()
 	}
 	return rc.conv.Bind(rec)
+}
+
+// template starts a message template with the keys every message has.
+func (rc *rowConverter) template(operation string) *service.Message {
+	t := service.NewMessage(nil)
+	t.MetaSetMut(metaOperation, operation)
+	t.MetaSetMut(metaDatabase, rc.db)
+	t.MetaSetMut(metaTable, rc.table)
+	if rc.meta != nil {
+		rc.meta.Attach(t)
+	}
+	return t
 }
 
 func (rc *rowConverter) body(row int) ([]byte, error) {
@@ -90,6 +120,9 @@ func (rc *rowConverter) snapshotMessage(row int) (*service.Message, error) {
 	b, err := rc.body(row)
 	if err != nil {
 		return nil, err
+	}
+	if rc.snapTmpl == nil {
+		rc.snapTmpl = rc.template("read")
 	}
 	msg := rc.snapTmpl.Copy()
 	msg.SetBytes(b)
@@ -120,33 +153,37 @@ func (rc *rowConverter) binlogMessage(row int, pos checkpoint.Pos, w window) (*s
 	// at its final size and never grows.
 	if pos.TSO != rc.boxedTSO || rc.tsoValue == nil {
 		rc.boxedTSO, rc.tsoValue, rc.tsoMsVal = pos.TSO, pos.TSO, pos.TSO>>18
+		rc.txID = strconv.FormatInt(pos.TSO, 10)
 	}
 	msg.MetaSetMut(metaTSO, rc.tsoValue)
 	msg.MetaSetMut(metaLSN, pos.LSN)
 	msg.MetaSetMut(metaCommitTS, rc.tsoMsVal)
+	// A Doris commit has one time, the TSO's physical part, for the source
+	// and the commit alike.
+	msg.MetaSetMut(metaSourceTS, rc.tsoMsVal)
+	msg.MetaSetMut(metaTransactionID, rc.txID)
 	return msg, nil
 }
 
 // binlogTemplate holds every binlog metadata key with the values shared by
-// the rows of one op code in window w; the positional keys are placeholders.
+// the rows of one op code; the positional keys are placeholders.
 func (rc *rowConverter) binlogTemplate(op int8, w window) *service.Message {
-	if rc.binWin != [2]string{w.start, w.end} {
-		rc.binTmpl, rc.binWin = [4]*service.Message{}, [2]string{w.start, w.end}
+	if rc.windowKeys && rc.binWin != w {
+		rc.binTmpl, rc.binWin = [4]*service.Message{}, w
 	}
 	if t := rc.binTmpl[op]; t != nil {
 		return t
 	}
-	t := service.NewMessage(nil)
-	t.MetaSetMut(metaOperation, opNames[op])
-	t.MetaSetMut(metaDatabase, rc.db)
-	t.MetaSetMut(metaTable, rc.table)
-	t.MetaSetMut(metaPhase, checkpoint.PhaseBinlog)
-	t.MetaSetMut(metaOp, int64(op))
+	t := rc.template(opNames[op])
 	t.MetaSetMut(metaTSO, int64(0))
 	t.MetaSetMut(metaLSN, int64(0))
 	t.MetaSetMut(metaCommitTS, int64(0))
-	t.MetaSetMut(metaWindowStart, w.start)
-	t.MetaSetMut(metaWindowEnd, w.end)
+	t.MetaSetMut(metaSourceTS, int64(0))
+	t.MetaSetMut(metaTransactionID, "")
+	if rc.windowKeys {
+		t.MetaSetMut(metaWindowStart, w.start)
+		t.MetaSetMut(metaWindowEnd, w.end)
+	}
 	rc.binTmpl[op] = t
 	return t
 }

@@ -2,6 +2,7 @@ package input
 
 import (
 	"encoding/json"
+	"strconv"
 	"testing"
 
 	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
@@ -29,7 +30,15 @@ func TestSnapshotMessageMetadataIsPerMessage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]any{metaOperation: "read", metaDatabase: "shop", metaTable: "orders", metaPhase: checkpoint.PhaseSnapshot}
+	want := map[string]any{metaOperation: "read", metaDatabase: "shop", metaTable: "orders"}
+	for _, k := range []string{metaTSO, metaLSN, metaCommitTS, metaSourceTS, metaTransactionID} {
+		if _, ok := a.MetaGetMut(k); ok {
+			t.Errorf("a snapshot row carries the binlog key %s", k)
+		}
+	}
+	if v, ok := a.MetaGetImmut("schema"); !ok || v == nil {
+		t.Error("a snapshot row lacks the schema")
+	}
 	for k, v := range want {
 		if got := metaOf(t, a, k); got != v {
 			t.Errorf("%s = %#v, want %#v", k, got, v)
@@ -59,7 +68,6 @@ func TestSnapshotMessageMetadataIsPerMessage(t *testing.T) {
 func TestBinlogMessageMetadata(t *testing.T) {
 	rc, rec := benchConverter(t, true)
 	defer rec.Release()
-	w := window{start: "2025-10-09 08:53:20", end: "2025-10-09 08:53:30"}
 	for row := range 6 {
 		pos, err := rc.binlogPos(row)
 		if err != nil {
@@ -68,17 +76,14 @@ func TestBinlogMessageMetadata(t *testing.T) {
 		if pos.Op != int8(row%4) || pos.LSN != int64(row%4) {
 			t.Fatalf("row %d: pos %+v", row, pos)
 		}
-		if row == 4 {
-			w = window{start: "2025-10-09 08:53:30", end: "2025-10-09 08:53:40"}
-		}
-		msg, err := rc.binlogMessage(row, pos, w)
+		msg, err := rc.binlogMessage(row, pos, window{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		want := map[string]any{
-			metaOperation: opNames[row%4], metaDatabase: "shop", metaTable: "orders", metaPhase: checkpoint.PhaseBinlog,
-			metaOp: int64(row % 4), metaTSO: pos.TSO, metaLSN: pos.LSN, metaCommitTS: pos.TSO >> 18,
-			metaWindowStart: w.start, metaWindowEnd: w.end,
+			metaOperation: opNames[row%4], metaDatabase: "shop", metaTable: "orders",
+			metaTSO: pos.TSO, metaLSN: pos.LSN, metaCommitTS: pos.TSO >> 18, metaSourceTS: pos.TSO >> 18,
+			metaTransactionID: strconv.FormatInt(pos.TSO, 10),
 		}
 		for k, v := range want {
 			if got := metaOf(t, msg, k); got != v {
@@ -96,9 +101,8 @@ func TestBinlogMessageMetadata(t *testing.T) {
 func TestBinlogMessageRejectsUnknownOp(t *testing.T) {
 	rc, rec := benchConverter(t, true)
 	defer rec.Release()
-	w := window{start: "a", end: "b"}
 	for _, op := range []int8{-1, 4} {
-		if _, err := rc.binlogMessage(0, checkpoint.Pos{TSO: 1, Table: "shop.orders", Op: op}, w); err == nil {
+		if _, err := rc.binlogMessage(0, checkpoint.Pos{TSO: 1, Table: "shop.orders", Op: op}, window{}); err == nil {
 			t.Errorf("op %d accepted", op)
 		}
 	}

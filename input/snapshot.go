@@ -13,6 +13,7 @@ import (
 	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
 	"github.com/rpconnect-doris/rpconnect-doris/input/doris"
 	"github.com/rpconnect-doris/rpconnect-doris/input/rowjson"
+	"github.com/rpconnect-doris/rpconnect-doris/input/schemameta"
 )
 
 // snapChunk is a batch of rows of one split; the last chunk of a split says
@@ -225,7 +226,8 @@ func (co *coordinator) readSplit(ctx context.Context, t *tableInfo, sp doris.Spl
 	defer func() { co.c.release(fc, err == nil) }()
 	qctx, cancel := context.WithTimeout(ctx, co.conf.QueryTimeout)
 	defer cancel()
-	rc := newRowConverter(t.name, rowjson.Options{DatetimePrecision: t.datetimePrecision()})
+	resolve := func(rs *arrow.Schema) (*schemameta.Meta, error) { return t.schemaFor(ctx, co.conf.ReadFields, rs) }
+	rc := newRowConverter(t.name, rowjson.Options{DatetimePrecision: t.datetimePrecision()}, resolve)
 	sql := doris.SnapshotSQL(t.name.db, t.name.table, co.conf.ReadFields, sp.Tablets, co.conf.FilterQuery)
 	maxRows := co.r.maxRows
 	buf := make([]*service.Message, 0, maxRows)

@@ -40,6 +40,7 @@ const (
 	fieldRetries                   = "request_retries"
 	fieldConnectTimeout            = "request_connect_timeout"
 	fieldReadTimeout               = "request_read_timeout"
+	fieldDebugMetadata             = "debug_metadata"
 	fieldTLS                       = "tls"
 	fieldCheckpointCache           = "checkpoint_cache"
 	fieldCheckpointKey             = "checkpoint_cache_key"
@@ -230,6 +231,9 @@ func requestFields() []*service.ConfigField {
 			Description("Read timeout for Doris REST requests.").
 			Default("60s").Advanced().
 			LintRule(minDurationLint(fieldReadTimeout, 1, "must be positive")),
+		service.NewBoolField(fieldDebugMetadata).
+			Description("Adds `doris_window_start` and `doris_window_end` (strings, `yyyy-MM-dd HH:mm:ss`) to every binlog message: the `@incr` window it was read in. For debugging; off by default because every row pays for the two keys.").
+			Default(false).Advanced(),
 	}
 }
 
@@ -392,18 +396,19 @@ The ` + "`memory`" + ` cache is not durable and, by default, expires entries 5 m
 Every message carries:
 
 - ` + "`operation`" + `: ` + "`read`" + ` (snapshot), ` + "`insert`" + `, ` + "`delete`" + `, ` + "`update_before`" + `, ` + "`update_after`" + `
-- ` + "`database`" + `, ` + "`table`" + `: the source table
-- ` + "`doris_phase`" + `: ` + "`snapshot`" + ` or ` + "`binlog`" + `
+- ` + "`database_schema`" + `, ` + "`table`" + `: the source table
+- ` + "`schema`" + ` (immutable, benthos ` + "`public/schema`" + ` form): the selected columns in body order with their types and nullability, built once per table schema and replaced after ADD or DROP COLUMN
+- ` + "`key_columns`" + ` (immutable): the UNIQUE KEY columns, empty for DUPLICATE KEY tables
 
 Binlog rows also carry:
 
-- ` + "`doris_op`" + ` (int64): the Doris op code, 0 insert, 1 delete, 2 update_before, 3 update_after
-- ` + "`doris_tso`" + ` (int64): the commit TSO. It exceeds 2^53, so JavaScript consumers should read it as a string.
-- ` + "`doris_lsn`" + ` (int64): the record's position inside its transaction
+- ` + "`tso`" + ` (int64): the commit TSO. It exceeds 2^53, so JavaScript consumers should read it as a string or use ` + "`transaction_id`" + `.
+- ` + "`lsn`" + ` (int64): the record's position inside its transaction
 - ` + "`commit_ts_ms`" + ` (int64): the commit time in epoch milliseconds (the TSO's physical part)
-- ` + "`doris_window_start`" + `, ` + "`doris_window_end`" + ` (strings, ` + "`yyyy-MM-dd HH:mm:ss`" + `): the window the row was read in
+- ` + "`source_ts_ms`" + ` (int64): equal to ` + "`commit_ts_ms`" + `, since a Doris commit has one time
+- ` + "`transaction_id`" + ` (string): the TSO in decimal; one TSO is one transaction
 
-Numeric keys are typed: Bloblang ` + "`@doris_tso`" + ` is a number, ` + "`meta(\"doris_tso\")`" + ` its exact decimal string.
+Numeric keys are typed: Bloblang ` + "`@tso`" + ` is a number, ` + "`meta(\"tso\")`" + ` its exact decimal string.
 
 == Values
 

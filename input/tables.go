@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rpconnect-doris/rpconnect-doris/input/doris"
+	"github.com/rpconnect-doris/rpconnect-doris/input/schemameta"
 )
 
 // tableInfo is what a run knows of one followed table: its name and its
@@ -21,9 +22,23 @@ type tableInfo struct {
 	props      *doris.TableProperties
 	propAt     time.Time
 	partitions map[int64]string // id -> name at the last look; nil before it
+	meta       *schemameta.Meta // schema metadata built from metaOf
+	metaOf     *doris.TableProperties
 }
 
 const propsRefreshInterval = 5 * time.Minute
+
+// refreshProperties reads the DDL now, failing rather than keeping the old.
+func (t *tableInfo) refreshProperties(ctx context.Context) (*doris.TableProperties, error) {
+	fresh, err := t.c.rest.TableProperties(ctx, t.name.db, t.name.table)
+	if err != nil {
+		return nil, fmt.Errorf("table properties of %s: %w", t.name.key, err)
+	}
+	t.mu.Lock()
+	t.props, t.propAt = fresh, time.Now()
+	t.mu.Unlock()
+	return fresh, nil
+}
 
 func (t *tableInfo) properties(ctx context.Context, refresh bool) (*doris.TableProperties, error) {
 	t.mu.Lock()

@@ -10,6 +10,7 @@ import (
 	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
 	"github.com/rpconnect-doris/rpconnect-doris/input/doris"
 	"github.com/rpconnect-doris/rpconnect-doris/input/rowjson"
+	"github.com/rpconnect-doris/rpconnect-doris/input/schemameta"
 )
 
 // readWindow reads window w of tables, one @incr query per table, each on
@@ -129,7 +130,13 @@ func (s *windowSource) read(ctx context.Context) (err error) {
 	defer cancel()
 	name := s.t.name
 	opts := rowjson.Options{Binlog: true, DatetimePrecision: s.t.datetimePrecision()}
-	pool := newConvPool(func() *rowConverter { return newRowConverter(name, opts) }, s.w, s.skip)
+	windowKeys := s.co.conf.DebugMetadata
+	resolve := func(rs *arrow.Schema) (*schemameta.Meta, error) { return s.t.schemaFor(ctx, s.co.conf.ReadFields, rs) }
+	pool := newConvPool(func() *rowConverter {
+		rc := newRowConverter(name, opts, resolve)
+		rc.windowKeys = windowKeys
+		return rc
+	}, s.w, s.skip)
 	defer pool.close()
 	var queue []*convJob
 	handOn := func() error {

@@ -89,9 +89,8 @@ func mysqlPath(ctx context.Context, s *sim, table string, boolCols map[string]bo
 		body = append(body, '}')
 		msg := service.NewMessage(body)
 		msg.MetaSetMut("operation", "read")
-		msg.MetaSetMut("database", benchDB)
+		msg.MetaSetMut("database_schema", benchDB)
 		msg.MetaSetMut("table", table)
-		msg.MetaSetMut("doris_phase", "snapshot")
 		res.rows++
 		res.bytes += int64(len(body))
 	}

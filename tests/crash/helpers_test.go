@@ -11,8 +11,8 @@ import (
 	"github.com/rpconnect-doris/rpconnect-doris/tests/harness"
 )
 
-const binlogLine = `{"meta":{"operation":"insert","doris_phase":"binlog","database":"crash","table":"t1","doris_tso":7,"doris_lsn":1,"doris_op":0,"commit_ts_ms":0,"doris_window_start":"2026-01-01 00:00:00","doris_window_end":"2026-01-01 00:00:01"},"row":{"id":1,"amount":1.50}}`
-const snapLine = `{"meta":{"operation":"read","doris_phase":"snapshot","database":"crash","table":"t1"},"row":{"id":2,"name":null}}`
+const binlogLine = `{"meta":{"operation":"insert","database_schema":"crash","table":"t1","tso":7,"lsn":1,"commit_ts_ms":0,"source_ts_ms":0,"transaction_id":"7","doris_window_start":"2026-01-01 00:00:00","doris_window_end":"2026-01-01 00:00:01"},"row":{"id":1,"amount":1.50}}`
+const snapLine = `{"meta":{"operation":"read","database_schema":"crash","table":"t1"},"row":{"id":2,"name":null}}`
 
 func TestReadOutputDropsOnlyATornLastLine(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "out.jsonl")
@@ -39,9 +39,9 @@ func TestReadOutputDropsOnlyATornLastLine(t *testing.T) {
 }
 
 func TestParseLineWantsTypedPositions(t *testing.T) {
-	bad := strings.Replace(binlogLine, `"doris_tso":7`, `"doris_tso":"7"`, 1)
+	bad := strings.Replace(binlogLine, `"tso":7`, `"tso":"7"`, 1)
 	if _, err := parseLine([]byte(bad)); err == nil {
-		t.Fatal("a string doris_tso was accepted")
+		t.Fatal("a string tso was accepted")
 	}
 	ev, err := parseLine([]byte(binlogLine))
 	if err != nil {

@@ -58,16 +58,18 @@ func parseLine(line []byte) (harness.Event, error) {
 		return harness.Event{}, fmt.Errorf("lacks meta or row: %q", line)
 	}
 	ev := harness.Event{Row: ol.Row}
-	for key, dst := range map[string]*string{"operation": &ev.Operation, "doris_phase": &ev.Phase, "database": &ev.Database, "table": &ev.Table} {
+	for key, dst := range map[string]*string{"operation": &ev.Operation, "database_schema": &ev.Database, "table": &ev.Table} {
 		s, ok := ol.Meta[key].(string)
 		if !ok {
 			return ev, fmt.Errorf("metadata %s is %T, want a string: %q", key, ol.Meta[key], line)
 		}
 		*dst = s
 	}
-	if ev.Phase != "binlog" {
+	ev.Phase = "snapshot"
+	if _, ok := ol.Meta["tso"]; !ok {
 		return ev, nil
 	}
+	ev.Phase, ev.Op = "binlog", opCode[ev.Operation]
 	for key, dst := range map[string]*string{"doris_window_start": &ev.WindowStart, "doris_window_end": &ev.WindowEnd} {
 		s, ok := ol.Meta[key].(string)
 		if !ok {
@@ -77,7 +79,7 @@ func parseLine(line []byte) (harness.Event, error) {
 	}
 	// The input sets these as int64 metadata, so the mapping writes JSON
 	// integers; a string here would mean the types were lost.
-	for key, dst := range map[string]*int64{"doris_tso": &ev.TSO, "doris_lsn": &ev.LSN, "doris_op": &ev.Op, "commit_ts_ms": &ev.CommitTSMs} {
+	for key, dst := range map[string]*int64{"tso": &ev.TSO, "lsn": &ev.LSN, "commit_ts_ms": &ev.CommitTSMs} {
 		n, ok := ol.Meta[key].(json.Number)
 		if !ok {
 			return ev, fmt.Errorf("metadata %s is %T, want a JSON integer: %q", key, ol.Meta[key], line)
@@ -90,6 +92,9 @@ func parseLine(line []byte) (harness.Event, error) {
 	}
 	return ev, nil
 }
+
+// opCode is the Doris op code of each binlog operation.
+var opCode = map[string]int64{"insert": 0, "delete": 1, "update_before": 2, "update_after": 3}
 
 // byTable splits events by their table metadata, keeping their order.
 func byTable(evs []harness.Event) map[string][]harness.Event {

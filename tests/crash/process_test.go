@@ -65,7 +65,8 @@ func (pc *pipelineConf) configYAML(outPath string) string {
 			fmt.Sprintf("batch_size: %d", pc.batchSize),
 			fmt.Sprintf("checkpoint_limit: %d", pc.checkpointLimit),
 			fmt.Sprintf("max_parallel_snapshot_splits: %d", pc.parallelSplits),
-			"request_tablet_size: 1")
+			"request_tablet_size: 1",
+			"debug_metadata: true") // the verifier reads each row's window
 		for i, line := range strings.Split(strings.TrimRight(in, "\n"), "\n") {
 			prefix := "        "
 			if i == 0 {

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -96,11 +97,11 @@ func checkPhases(t *testing.T, evs []harness.Event, mode string) {
 			snap++
 		case "binlog":
 			sawBinlog = true
-			if ev.Database != "e2e" || ev.WindowStart == "" || ev.WindowEnd <= ev.WindowStart || ev.CommitTSMs != ev.TSO>>18 {
+			if ev.Database != "e2e" || ev.CommitTSMs != ev.TSO>>18 || ev.SourceTSMs != ev.CommitTSMs || ev.TransactionID != strconv.FormatInt(ev.TSO, 10) {
 				t.Fatalf("binlog metadata wrong: %+v", ev)
 			}
 		default:
-			t.Fatalf("unknown doris_phase %q", ev.Phase)
+			t.Fatalf("unknown phase %q", ev.Phase)
 		}
 	}
 	if mode == "initial" && snap != 20 {

@@ -12,23 +12,30 @@ import (
 	"github.com/redpanda-data/benthos/v4/public/service"
 )
 
-// Event is one doris_binlog message as a consumer sees it.
+// Event is one doris_binlog message as a consumer sees it. Phase and Op are
+// derived: binlog messages are those with a tso, and Op is the Doris op code
+// of the operation.
 type Event struct {
-	Operation   string         `json:"operation"`
-	Phase       string         `json:"doris_phase"`
-	Database    string         `json:"database"`
-	Table       string         `json:"table"`
-	TSO         int64          `json:"doris_tso,omitempty"`
-	LSN         int64          `json:"doris_lsn,omitempty"`
-	Op          int64          `json:"doris_op,omitempty"`
-	CommitTSMs  int64          `json:"commit_ts_ms,omitempty"`
-	WindowStart string         `json:"doris_window_start,omitempty"`
-	WindowEnd   string         `json:"doris_window_end,omitempty"`
-	Row         map[string]any `json:"row"`
+	Operation     string         `json:"operation"`
+	Phase         string         `json:"phase"`
+	Database      string         `json:"database_schema"`
+	Table         string         `json:"table"`
+	TSO           int64          `json:"tso,omitempty"`
+	LSN           int64          `json:"lsn,omitempty"`
+	Op            int64          `json:"op,omitempty"`
+	CommitTSMs    int64          `json:"commit_ts_ms,omitempty"`
+	SourceTSMs    int64          `json:"source_ts_ms,omitempty"`
+	TransactionID string         `json:"transaction_id,omitempty"`
+	WindowStart   string         `json:"doris_window_start,omitempty"` // with debug_metadata only
+	WindowEnd     string         `json:"doris_window_end,omitempty"`
+	Row           map[string]any `json:"row"`
 }
 
 // Pos is the event's binlog position, (TSO, LSN, OP).
 func (e Event) Pos() [3]int64 { return [3]int64{e.TSO, e.LSN, e.Op} }
+
+// opCodes maps an operation to its Doris @incr op code.
+var opCodes = map[string]int64{"insert": 0, "delete": 1, "update_before": 2, "update_after": 3}
 
 // EventFromMessage reads an Event from a message's body and metadata,
 // checking the metadata types that consumers rely on.
@@ -44,15 +51,16 @@ func EventFromMessage(m *service.Message) (Event, error) {
 		return ev, fmt.Errorf("message body is not a JSON object: %w: %s", err, b)
 	}
 	ev.Operation, _ = m.MetaGet("operation")
-	ev.Phase, _ = m.MetaGet("doris_phase")
-	ev.Database, _ = m.MetaGet("database")
+	ev.Database, _ = m.MetaGet("database_schema")
 	ev.Table, _ = m.MetaGet("table")
-	if ev.Phase != "binlog" {
+	ev.Phase = "snapshot"
+	if _, ok := m.MetaGetMut("tso"); !ok {
 		return ev, nil
 	}
+	ev.Phase, ev.Op = "binlog", opCodes[ev.Operation]
 	ev.WindowStart, _ = m.MetaGet("doris_window_start")
 	ev.WindowEnd, _ = m.MetaGet("doris_window_end")
-	for key, dst := range map[string]*int64{"doris_tso": &ev.TSO, "doris_lsn": &ev.LSN, "doris_op": &ev.Op, "commit_ts_ms": &ev.CommitTSMs} {
+	for key, dst := range map[string]*int64{"tso": &ev.TSO, "lsn": &ev.LSN, "commit_ts_ms": &ev.CommitTSMs, "source_ts_ms": &ev.SourceTSMs} {
 		v, ok := m.MetaGetMut(key)
 		if !ok {
 			return ev, fmt.Errorf("binlog message lacks metadata %s", key)
@@ -62,6 +70,10 @@ func EventFromMessage(m *service.Message) (Event, error) {
 			return ev, fmt.Errorf("metadata %s is %T, want int64", key, v)
 		}
 		*dst = n
+	}
+	txID, ok := m.MetaGetMut("transaction_id")
+	if ev.TransactionID, _ = txID.(string); !ok || ev.TransactionID == "" {
+		return ev, fmt.Errorf("metadata transaction_id is %T %v, want a string", txID, txID)
 	}
 	return ev, nil
 }

@@ -31,7 +31,7 @@ func (s *Session) Query(ctx context.Context, query string) (*Result, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.open != nil {
-		_ = s.open.Close()
+		_ = s.open.closeLocked()
 		s.open = nil
 	}
 	body, err := cleanStatement(query)
@@ -103,7 +103,7 @@ func (s *Session) Close() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.open != nil {
-		_ = s.open.Close()
+		_ = s.open.closeLocked()
 		s.open = nil
 	}
 	if tx, ok := s.gs.GetTransaction().(*txn); ok && tx != nil {

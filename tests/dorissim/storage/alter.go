@@ -41,6 +41,7 @@ func (s *Store) TruncateTable(db, name string) error {
 	}
 	t.rebuildTablets()
 	t.log = nil
+	t.tombs = nil
 	return nil
 }
 

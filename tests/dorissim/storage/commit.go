@@ -10,6 +10,14 @@ func (tx *Txn) Commit() (TSO, error) {
 	}
 	tx.s.mu.Lock()
 	defer tx.s.mu.Unlock()
+	return tx.commitLocked()
+}
+
+// commitLocked is Commit for callers holding the store write lock.
+func (tx *Txn) commitLocked() (TSO, error) {
+	if tx.done {
+		return TSO{}, errorf("transaction %d is already finished", tx.id)
+	}
 	defer tx.finishLocked()
 	if err := tx.checkTablesLocked(); err != nil {
 		return TSO{}, err
@@ -99,10 +107,17 @@ func (t *table) applyOp(tso int64, o op) {
 	}
 	old, exists := t.get(o.row)
 	key := t.keyOf(o.row)
+	if (exists && t.staleBySequence(o, old)) || (!exists && t.staleAfterDelete(o, key)) {
+		return
+	}
 	if o.del {
 		if !exists {
+			if !o.keyOnly {
+				t.noteDelete(o, nil, key)
+			}
 			return
 		}
+		t.noteDelete(o, old, key)
 		t.remove(old)
 		if t.rowBinlog {
 			pre := old
@@ -117,6 +132,7 @@ func (t *table) applyOp(tso int64, o op) {
 	if exists && o.cols != nil {
 		row = mergePartial(old, o.row, o.cols)
 	}
+	delete(t.tombs, key)
 	t.put(row)
 	if !t.rowBinlog {
 		return

@@ -1,6 +1,9 @@
 package storage
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // ErrNameInsertFiltered marks the rejection of rows that fit no partition.
 const ErrNameInsertFiltered = "INSERT_FILTERED"
@@ -156,4 +159,27 @@ func loadFiltered(req LoadRequest, noPartition int64) error {
 		return errorf("[DATA_QUALITY_ERROR]too many filtered rows")
 	}
 	return nil
+}
+
+// noPartitionReason is the BE's error-log line for a row that fits no
+// partition (VRowDistribution: "no partition for this tuple. tuple=" and
+// Block::dump_data_json of the row, in RuntimeState's "Reason: %s. src line
+// [%s]; " frame with an empty src line). The BE's headers name its internal
+// types (Int32, Nullable(String)); the simulator names the column's SQL type.
+func noPartitionReason(cols []Column, row []any) string {
+	var b strings.Builder
+	b.WriteString("Reason: no partition for this tuple. tuple=[{")
+	for i, c := range cols {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		v := "NULL"
+		if i < len(row) && row[i] != nil {
+			v = FormatValue(c.Type, row[i])
+		}
+		// Unescaped, as the BE writes them.
+		fmt.Fprintf(&b, `"%s(%s)":"%s"`, c.Name, c.Type, v)
+	}
+	b.WriteString("}]. src line []; ")
+	return b.String()
 }
