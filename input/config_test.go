@@ -190,6 +190,8 @@ func TestValidConfigsLintClean(t *testing.T) {
 		with(incr, "binlog_visible_wait_timeout", "0s", "flight_sql_port", "8070"),
 		with(nil, "scan_mode", "from-timestamp", "scan_timestamp", `"2024-02-29 23:59:59"`, "checkpoint_cache", "cp", "binlog_poll_interval", "1m30s", "binlog_visible_wait_timeout", "1.5h"),
 		with(incr, "table_identifier", "-", "include", `['shop\..*', 'ops\.audit_.*']`, "exclude", `['shop\.tmp_.*']`),
+		with(nil, "table_identifier", "-", "tables", `["shop.a", "shop.b"]`),
+		with(nil, "table_identifier", "-", "include", `['shop\..*', 'crm\.(a|b)']`, "exclude", `['shop\.tmp_.*']`),
 	} {
 		body := configYAML(over)
 		if err := lintInput(t, body); err != nil {

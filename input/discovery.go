@@ -75,6 +75,9 @@ func (co *coordinator) admit(ctx context.Context, name tableName) (t *tableInfo,
 		if p := binlogProblem(co.conf, name.key, props); p != "" {
 			return nil, p, nil
 		}
+		// Exporters create a series on its first use; at zero it is
+		// there for rate() and alerts from the first scrape.
+		co.m.expiredGaps.Incr(0, name.key)
 	}
 	return t, "", nil
 }

@@ -10,6 +10,8 @@ import (
 )
 
 // metrics are the input's Benthos metrics; names are documented in the README.
+// Gauges never end in _total, which Prometheus reserves for counters, and are
+// only ever Set: Benthos's plugin-exporter gauges start every Incr from zero.
 type metrics struct {
 	rows        *service.MetricCounter // table, phase, operation
 	lag         *service.MetricGauge
@@ -31,7 +33,7 @@ func newMetrics(m *service.Metrics) *metrics {
 		lag:         m.NewGauge("doris_binlog_lag_seconds"),
 		window:      m.NewTimer("doris_binlog_window_seconds"),
 		splitsDone:  m.NewGauge("doris_binlog_snapshot_splits_done", "table"),
-		splitsTotal: m.NewGauge("doris_binlog_snapshot_splits_total", "table"),
+		splitsTotal: m.NewGauge("doris_binlog_snapshot_splits", "table"),
 		expiredGaps: m.NewCounter("doris_binlog_expired_gaps_total", "table"),
 		tables:      m.NewGauge("doris_binlog_tables", "state"),
 

@@ -64,8 +64,9 @@ func (co *coordinator) snapshotTable(ctx context.Context, t *tableInfo, done []i
 		return err
 	}
 	key := t.name.key
+	splitsDone := total - len(todo)
 	co.m.splitsTotal.Set(int64(total), key)
-	co.m.splitsDone.Set(int64(total-len(todo)), key)
+	co.m.splitsDone.Set(int64(splitsDone), key)
 	co.log.Infof("Snapshot of %s: %d splits of %d tablet(s) at most, %d already done, reading %d at a time",
 		key, total, co.conf.RequestTabletSize, total-len(todo), co.conf.MaxParallelSnapshotSplits)
 	co.refreshTableGauges()
@@ -80,7 +81,8 @@ func (co *coordinator) snapshotTable(ctx context.Context, t *tableInfo, done []i
 		}
 		finished := ch.tablets
 		if finished != nil {
-			co.m.splitsDone.Incr(1, key)
+			splitsDone++
+			co.m.splitsDone.Set(int64(splitsDone), key)
 		}
 		emitErr = co.em.emit(ctx, ch.msgs, func(st *checkpoint.State) {
 			if ts := st.Tables[key]; ts != nil && finished != nil {

@@ -1,5 +1,10 @@
 // Command rpconnect-doris is a Redpanda Connect (Benthos v4) distribution made
-// of the benthos pure and io components plus the doris_binlog input.
+// of the benthos pure and io components plus the doris_binlog input, the
+// doris cache and the prometheus metrics exporter.
+//
+// Benthos makes `prometheus` the default metrics type whenever an exporter of
+// that name is registered, so a config without a `metrics` section is served
+// at /metrics here.
 package main
 
 import (
@@ -9,7 +14,9 @@ import (
 	_ "github.com/redpanda-data/benthos/v4/public/components/pure"
 	"github.com/redpanda-data/benthos/v4/public/service"
 
+	_ "github.com/rpconnect-doris/rpconnect-doris/cache"
 	_ "github.com/rpconnect-doris/rpconnect-doris/input"
+	_ "github.com/rpconnect-doris/rpconnect-doris/metrics/prometheus"
 )
 
 // Set at build time with -ldflags "-X main.version=... -X main.dateBuilt=...".

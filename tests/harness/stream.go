@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 	"errors"
+	"net/http"
 	"os"
 	"testing"
 	"time"
@@ -29,7 +30,11 @@ type StreamConfig struct {
 	LogLevel  string          // default NONE
 	Logs      *LogCapture     // when set, receives every log record (LogLevel is ignored)
 	Metrics   *MetricsCapture // when set, receives the stream's metrics
-	Processor string          // optional processor YAML
+	// MetricsYAML is a metrics config used instead of Metrics, e.g.
+	// "prometheus: {}"; HTTPMux then serves its /metrics.
+	MetricsYAML string
+	HTTPMux     *http.ServeMux // when set, the stream's endpoints are registered here
+	Processor   string         // optional processor YAML
 }
 
 // RunStream builds and starts a stream that delivers into col.
@@ -48,10 +53,18 @@ func RunStream(t testing.TB, cfg StreamConfig, col *Collector) *Running {
 	} else if err := b.SetLoggerYAML("level: " + level); err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Metrics != nil {
+	switch {
+	case cfg.MetricsYAML != "":
+		if err := b.SetMetricsYAML(cfg.MetricsYAML); err != nil {
+			t.Fatalf("metrics: %v", err)
+		}
+	case cfg.Metrics != nil:
 		if err := b.SetMetricsYAML(cfg.Metrics.metricsYAML(t)); err != nil {
 			t.Fatalf("metrics: %v", err)
 		}
+	}
+	if cfg.HTTPMux != nil {
+		b.SetHTTPMux(cfg.HTTPMux)
 	}
 	if cfg.Resources != "" {
 		if err := b.AddResourcesYAML(cfg.Resources); err != nil {

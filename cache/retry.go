@@ -1,0 +1,84 @@
+package cache
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/cenkalti/backoff/v4"
+	"github.com/go-sql-driver/mysql"
+	"github.com/redpanda-data/benthos/v4/public/service"
+)
+
+// errUnconfirmed is a Set whose row did not read back with its value.
+var errUnconfirmed = errors.New("the value written did not read back (not yet visible)")
+
+// MySQL error numbers that waiting cannot fix: access denied, unknown
+// database, table or column, a syntax error, a value too long.
+var permanentCodes = map[uint16]bool{
+	1044: true, 1045: true, 1049: true, 1054: true, 1064: true,
+	1142: true, 1143: true, 1146: true, 1227: true, 1406: true,
+}
+
+func permanent(err error) bool {
+	if errors.Is(err, sql.ErrNoRows) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return true
+	}
+	var me *mysql.MySQLError
+	return errors.As(err, &me) && permanentCodes[me.Number]
+}
+
+// retrier runs an operation again after connection errors, with the
+// configured backoff, until it succeeds, fails for good, runs out of time or
+// ctx ends.
+type retrier struct {
+	policy *backoff.ExponentialBackOff
+	log    *service.Logger
+	name   string
+	// failing is set while operations fail, so an outage logs one warning
+	// when it starts and one info line when it ends, not one per attempt.
+	failing atomic.Bool
+}
+
+func (r *retrier) do(ctx context.Context, op string, fn func(context.Context) error) error {
+	b := *r.policy
+	b.Reset()
+	for attempt := 1; ; attempt++ {
+		err := fn(ctx)
+		if err == nil || permanent(err) {
+			if err == nil && r.failing.CompareAndSwap(true, false) {
+				r.infof("doris cache %s: reachable again", r.name)
+			}
+			return err
+		}
+		wait := b.NextBackOff()
+		if wait == backoff.Stop {
+			return fmt.Errorf("gave up after %d attempts in %s: %w", attempt, b.GetElapsedTime().Round(time.Millisecond), err)
+		}
+		if r.failing.CompareAndSwap(false, true) {
+			r.warnf("doris cache %s: %s failed, retrying for up to %s: %v", r.name, op, b.MaxElapsedTime, err)
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return fmt.Errorf("%w (last error: %v)", ctx.Err(), err)
+		case <-t.C:
+		}
+	}
+}
+
+func (r *retrier) warnf(format string, args ...any) {
+	if r.log != nil {
+		r.log.Warnf(format, args...)
+	}
+}
+
+func (r *retrier) infof(format string, args ...any) {
+	if r.log != nil {
+		r.log.Infof(format, args...)
+	}
+}
