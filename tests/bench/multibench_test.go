@@ -43,8 +43,11 @@ func TestMultiTableBench(t *testing.T) {
 		return err
 	})
 	m := measureMulti(t, ctx, s, spreadFrom)
-	rows := []row{info("d. binlog backlog, detail mode", fmt.Sprintf("%s (%d events of %d changes)",
-		fmtRate(r.backlogRate(), "events/s"), r.backlogEvents, backlogChanges))}
+	rows := []row{
+		info("d. binlog backlog, detail mode", fmt.Sprintf("%s (%d events of %d changes), peak RSS %.0f MB",
+			fmtRate(r.backlogRate(), "events/s"), r.backlogEvents, backlogChanges, mb(r.backlog.peakRSS))),
+		info("g. CPU per 1M events, backlog (user+sys)", fmt.Sprintf("%.2f s", r.backlog.cpu.Seconds()/(float64(r.backlogEvents)/1e6))),
+	}
 	fmt.Println()
 	fmt.Print(renderTable(append(rows, m.rows(r.backlogRate())...)))
 }

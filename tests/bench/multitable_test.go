@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -116,7 +118,7 @@ func multiConfig(s *sim, include, addr string, extra ...string) string {
 		b.WriteString("    " + e + "\n")
 	}
 	b.WriteString("output:\n  drop: {}\n" + memoryCache)
-	fmt.Fprintf(&b, "http:\n  enabled: true\n  address: %s\nmetrics:\n  json_api: {}\n", addr)
+	fmt.Fprintf(&b, "http:\n  enabled: true\n  address: %s\n  debug_endpoints: true\nmetrics:\n  json_api: {}\n", addr)
 	return b.String() + quietTail
 }
 
@@ -210,9 +212,15 @@ func (m *multiResult) runSpreadBacklog(t *testing.T, ctx context.Context, s *sim
 	addr := freePort(t)
 	cfg := multiConfig(s, spreadIncl, addr, "scan_mode: from-timestamp", fmt.Sprintf("scan_timestamp: %q", scanFrom),
 		"binlog_increment_type: detail", "binlog_poll_interval: 1s")
+	dir := os.Getenv("BENCH_PPROF")
 	var got int64
 	m.spread = runRPConnect(t, ctx, cfg, func() bool {
 		got = scrapeRows(addr, "binlog")
+		if dir != "" && got > 0 {
+			// Profile once the rows flow, not the start-up.
+			go captureProfile(t, addr, filepath.Join(dir, "spread.pprof"))
+			dir = ""
+		}
 		return got >= m.spreadEvents
 	}, nil)
 	if got < m.spreadEvents {
@@ -304,7 +312,7 @@ func (m *multiResult) rows(backlogRate float64) []row {
 			fmt.Sprintf("%.0f ms/s (%.2f ms/s per table); dorissim %.0f ms/s", cpuRate*1000, cpuRate*1000/manyTables,
 				m.idleSimCPU.Seconds()/secs*1000)),
 		info(fmt.Sprintf("m. binlog backlog over %d tables, detail mode", spreadTables),
-			fmt.Sprintf("%s (%d events of %d changes)", fmtRate(spreadRate, "events/s"), m.spreadEvents, backlogChanges)),
+			fmt.Sprintf("%s (%d events of %d changes), peak RSS %.0f MB", fmtRate(spreadRate, "events/s"), m.spreadEvents, backlogChanges, mb(m.spread.peakRSS))),
 		info(fmt.Sprintf("   %d tables vs 1 table (m/d)", spreadTables), fmt.Sprintf("%.2f", ratio(spreadRate, backlogRate))),
 		info("m. CPU per 1M events, backlog over 10 tables", fmt.Sprintf("%.2f s", m.spread.cpu.Seconds()/(float64(m.spreadEvents)/1e6))),
 	}
