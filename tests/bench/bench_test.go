@@ -33,7 +33,7 @@ func applyScale(t *testing.T) {
 	if err != nil || f <= 0 || f > 1 {
 		t.Fatalf("BENCH_SCALE=%q: want a number in (0, 1]", v)
 	}
-	for _, n := range []*int64{&snapshotRows, &narrowBig, &narrowSmall, &backlogChanges} {
+	for _, n := range []*int64{&snapshotRows, &narrowBig, &narrowSmall, &backlogChanges, &manyTableRows} {
 		*n = max(10, int64(float64(*n)*f)/10*10)
 	}
 }
@@ -46,6 +46,7 @@ type results struct {
 	backlogEvents                   int64
 	latency                         latencyResult
 	partitions                      partitionResults
+	multi                           multiResult // multitable_test.go
 	// CPU of the test process (in-process paths) and of dorissim, per path.
 	mysqlCPU, rawCPU                   time.Duration
 	simSnapCPU, simMySQLCPU, simRawCPU time.Duration
@@ -103,8 +104,11 @@ func TestBench(t *testing.T) {
 		}
 		return nil
 	})
+	// Seeded only now, so that rows a-g run on the simulator they always had.
+	spreadFrom := seedMulti(t, ctx, s)
+	r.multi = measureMulti(t, ctx, s, spreadFrom)
 	fmt.Println()
-	fmt.Print(renderTable(r.rows()))
+	fmt.Print(renderTable(append(r.rows(), r.multi.rows(r.backlogRate())...)))
 }
 
 // cpuOf runs fn and returns the user+sys CPU it cost this process and the
@@ -213,7 +217,7 @@ func (r *results) rows() []row {
 	snapRate := perSec(snapshotRows, snapSecs)
 	mysqlRate := perSec(r.mysql.rows, r.mysql.wall.Seconds())
 	rawRate := perSec(r.raw.rows, r.raw.wall.Seconds())
-	backlogRate := perSec(r.backlogEvents, r.backlog.wall.Seconds())
+	backlogRate := r.backlogRate()
 	rawIncrRate := perSec(r.rawIncr.rows, r.rawIncr.wall.Seconds())
 	p50, p99 := percentile(r.latency.lat, 50), percentile(r.latency.lat, 99)
 	rss5, rss1 := float64(r.narrow5.peakRSS), float64(r.narrow1.peakRSS)
@@ -241,6 +245,8 @@ func (r *results) rows() []row {
 		info("g. CPU per 1M events, backlog (user+sys)", fmt.Sprintf("%.2f s", cpuPerM(r.backlog, r.backlogEvents))),
 	}, r.partitions.rows()...)
 }
+
+func (r *results) backlogRate() float64 { return perSec(r.backlogEvents, r.backlog.wall.Seconds()) }
 
 // count prints a row count the way the issue does: 1M, 5M, 20k.
 func count(n int64) string {

@@ -83,11 +83,33 @@ func parseStatusKB(status, key string) (int64, error) {
 // onLine, if set, gets every stdout line with the time it arrived.
 func runRPConnect(t *testing.T, ctx context.Context, cfg string, stop func() bool, onLine func(string, time.Time)) procResult {
 	t.Helper()
+	o := runOpts{onLine: onLine}
+	if stop != nil {
+		o.stop = func(int) bool { return stop() }
+	}
+	return runRPConnectWith(t, ctx, cfg, o)
+}
+
+// runOpts are the choices of runRPConnectWith beyond runRPConnect's.
+type runOpts struct {
+	stop   func(pid int) bool      // as runRPConnect's, given the process id
+	onLine func(string, time.Time) // as runRPConnect's
+	cpus   string                  // taskset CPU list the binary runs on; "" = any
+}
+
+func runRPConnectWith(t *testing.T, ctx context.Context, cfg string, o runOpts) procResult {
+	t.Helper()
+	stop, onLine := o.stop, o.onLine
 	path := filepath.Join(t.TempDir(), "bench.yaml")
 	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.CommandContext(ctx, harness.Binary(t, "rpconnect-doris", "RPCONNECT_DORIS_BIN"), "run", path)
+	bin := harness.Binary(t, "rpconnect-doris", "RPCONNECT_DORIS_BIN")
+	cmd := exec.CommandContext(ctx, bin, "run", path)
+	if o.cpus != "" {
+		// taskset execs the binary: the process id and its /proc are the binary's.
+		cmd = exec.CommandContext(ctx, "taskset", "-c", o.cpus, bin, "run", path)
+	}
 	cmd.Stderr = os.Stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -126,7 +148,7 @@ func runRPConnect(t *testing.T, ctx context.Context, cfg string, stop func() boo
 			if kb, err := procStatusKB(cmd.Process.Pid, "VmHWM"); err == nil {
 				sampled = max(sampled, kb*1024)
 			}
-			if stop != nil && res.wall == 0 && stop() {
+			if stop != nil && res.wall == 0 && stop(cmd.Process.Pid) {
 				res.wall = time.Since(start)
 				if res.cpu, err = procCPU(cmd.Process.Pid); err != nil {
 					t.Fatalf("reading CPU of rpconnect-doris: %v", err)
@@ -165,14 +187,17 @@ func freePort(t *testing.T) string {
 
 // binlogRows sums the doris_binlog_rows_total counters of the binlog phase
 // from the json_api metrics answer, whose keys are `name{label="v",...}`.
-func binlogRows(data []byte) (int64, error) {
+func binlogRows(data []byte) (int64, error) { return phaseRows(data, "binlog") }
+
+// phaseRows is binlogRows for any phase label.
+func phaseRows(data []byte, phase string) (int64, error) {
 	var counters map[string]json.RawMessage
 	if err := json.Unmarshal(data, &counters); err != nil {
 		return 0, fmt.Errorf("metrics answer: %w", err)
 	}
 	var n int64
 	for k, v := range counters {
-		if !strings.HasPrefix(k, "doris_binlog_rows_total{") || !strings.Contains(k, `phase="binlog"`) {
+		if !strings.HasPrefix(k, "doris_binlog_rows_total{") || !strings.Contains(k, `phase="`+phase+`"`) {
 			continue
 		}
 		var c int64
@@ -184,7 +209,11 @@ func binlogRows(data []byte) (int64, error) {
 	return n, nil
 }
 
-func scrapeBinlogRows(addr string) int64 {
+func scrapeBinlogRows(addr string) int64 { return scrapeRows(addr, "binlog") }
+
+// scrapeRows reads the rows of one phase from the binary's metrics; 0 when
+// it does not answer (yet).
+func scrapeRows(addr, phase string) int64 {
 	c := http.Client{Timeout: 2 * time.Second}
 	resp, err := c.Get("http://" + addr + "/metrics")
 	if err != nil {
@@ -192,7 +221,7 @@ func scrapeBinlogRows(addr string) int64 {
 	}
 	defer resp.Body.Close()
 	data, _ := io.ReadAll(resp.Body)
-	n, _ := binlogRows(data)
+	n, _ := phaseRows(data, phase)
 	return n
 }
 

@@ -108,7 +108,12 @@ func (s *sim) loadRange(ctx context.Context, table string, from, to, version int
 // seedBacklog applies backlogChanges row changes to a binlog table: 60%
 // inserts, then 30% updates of inserted rows, then 10% deletes.
 func (s *sim) seedBacklog(ctx context.Context, table string) error {
-	ins, upd, del := backlogChanges*6/10, backlogChanges*3/10, backlogChanges/10
+	return s.seedBacklogOf(ctx, table, backlogChanges)
+}
+
+// seedBacklogOf is seedBacklog with n changes.
+func (s *sim) seedBacklogOf(ctx context.Context, table string, n int64) error {
+	ins, upd, del := n*6/10, n*3/10, n/10
 	if err := s.loadRange(ctx, table, 0, ins, 0, appendMixedRow, nil); err != nil {
 		return err
 	}

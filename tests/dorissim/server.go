@@ -32,6 +32,7 @@ type Server struct {
 	beGRPC    *grpc.Server
 	listeners map[string]*refusable
 	faults    *faultState
+	stats     *requestStats
 	stopDemo  context.CancelFunc
 	demoMu    sync.Mutex
 	demo      *demoState
@@ -46,7 +47,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, errors.New("dorissim: Config.Clock and Config.ClockStart cannot both be set")
 	}
 	cfg = withDefaults(cfg)
-	s := &Server{cfg: cfg, listeners: map[string]*refusable{}}
+	s := &Server{cfg: cfg, listeners: map[string]*refusable{}, stats: newRequestStats()}
 	s.faults = &faultState{act: s.actFaults}
 	s.store = storage.New(storage.Options{Clock: cfg.Clock, VisibleWaitTimeout: cfg.VisibleWaitTimeout})
 	if err := s.listen(); err != nil {
@@ -110,7 +111,10 @@ func (s *Server) listen() error {
 		wrap func(net.Conn) net.Conn
 	}{
 		{listenerHTTP, s.cfg.HTTPPort, nil},
-		{listenerMySQL, s.cfg.MySQLPort, func(c net.Conn) net.Conn { return slowConn{Conn: c, latency: s.faults.Latency} }},
+		{listenerMySQL, s.cfg.MySQLPort, func(c net.Conn) net.Conn {
+			s.stats.addMySQL()
+			return slowConn{Conn: c, latency: s.faults.Latency}
+		}},
 		{listenerFlight, s.cfg.FlightPort, nil},
 		{listenerBEFlight, s.cfg.BEFlightPort, nil},
 	}
@@ -134,9 +138,12 @@ func (s *Server) serve() {
 	if s.cfg.TLS != nil {
 		gopts = append(gopts, grpc.Creds(credentials.NewTLS(s.cfg.TLS)))
 	}
-	s.feGRPC, s.beGRPC = s.flight.FEServer(gopts...), s.flight.BEServer(gopts...)
-	api := feapi.New(feapi.Config{Backend: b, Hooks: faultHooks{faultState: s.faults, clearAll: s.ClearFaults}, Logf: s.cfg.Logf})
-	s.httpSrv = &http.Server{Handler: s.withLatency(api), ReadHeaderTimeout: 30 * time.Second}
+	feOpts := append(s.stats.grpcOptions(s.stats.feFlight), gopts...)
+	beOpts := append(s.stats.grpcOptions(s.stats.beFlight), gopts...)
+	s.feGRPC, s.beGRPC = s.flight.FEServer(feOpts...), s.flight.BEServer(beOpts...)
+	api := feapi.New(feapi.Config{Backend: b, Hooks: faultHooks{faultState: s.faults, clearAll: s.ClearFaults},
+		Stats: func() any { return s.stats.snapshot() }, Logf: s.cfg.Logf})
+	s.httpSrv = &http.Server{Handler: s.withLatency(s.stats.countHTTP(api)), ReadHeaderTimeout: 30 * time.Second}
 	var httpL net.Listener = s.listeners[listenerHTTP]
 	if s.cfg.TLS != nil {
 		tc := s.cfg.TLS.Clone()

@@ -13,7 +13,10 @@ type Config struct {
 	// BERouting is the "host:port" reported as the BE of every tablet in
 	// query plans (a Thrift address; Flight reads never dial it).
 	BERouting string
-	Logf      func(format string, args ...any)
+	// Stats, when set, answers GET /api/_sim/stats (simulator only): the
+	// requests counted so far.
+	Stats func() any
+	Logf  func(format string, args ...any)
 }
 
 type api struct {
@@ -47,6 +50,7 @@ func New(cfg Config) http.Handler {
 	mux.HandleFunc("GET /api/_load_error_log", a.errorLogs.serve)
 	mux.HandleFunc("POST /api/_sim/faults", a.auth(a.setFaults))
 	mux.HandleFunc("DELETE /api/_sim/faults", a.auth(a.clearFaults))
+	mux.HandleFunc("GET /api/_sim/stats", a.auth(a.stats))
 	return mux
 }
 

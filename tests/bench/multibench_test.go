@@ -1,0 +1,54 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"testing"
+	"time"
+)
+
+// TestMultiTableBench runs only the multi-table and pinned rows, with what
+// they are compared against (the single-table backlog d), on a simulator of
+// its own: a trial of those rows without the whole suite. `make bench` runs
+// the same measurements inside TestBench; this name does not match its
+// -run TestBench.
+func TestMultiTableBench(t *testing.T) {
+	if os.Getenv("BENCH") != "1" {
+		t.Skip("set BENCH=1 to run the multi-table benchmark rows")
+	}
+	applyScale(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
+	defer cancel()
+	s := startSim(t)
+	for _, st := range []string{"CREATE DATABASE IF NOT EXISTS " + benchDB, mixedDDL("mixed", false), mixedDDL("backlog", true)} {
+		if err := s.exec(ctx, st); err != nil {
+			t.Fatal(err)
+		}
+	}
+	measure(t, "seed mixed", func() error { return s.loadRange(ctx, "mixed", 0, snapshotRows, 0, appendMixedRow, nil) })
+	var scanFrom string
+	measure(t, "seed backlog", func() error {
+		var err error
+		if scanFrom, err = s.now(ctx); err != nil {
+			return err
+		}
+		return s.seedBacklog(ctx, "backlog")
+	})
+	var r results
+	measure(t, "binlog backlog", func() error {
+		var err error
+		r.backlogEvents, r.rawIncr, r.backlog, err = runBacklog(t, ctx, s, scanFrom)
+		return err
+	})
+	// As in TestBench: the multi-table data arrives after row d.
+	spreadFrom := seedMulti(t, ctx, s)
+	m := measureMulti(t, ctx, s, spreadFrom)
+	rows := []row{
+		info("d. binlog backlog, detail mode", fmt.Sprintf("%s (%d events of %d changes), peak RSS %.0f MB",
+			fmtRate(r.backlogRate(), "events/s"), r.backlogEvents, backlogChanges, mb(r.backlog.peakRSS))),
+		info("g. CPU per 1M events, backlog (user+sys)", fmt.Sprintf("%.2f s", r.backlog.cpu.Seconds()/(float64(r.backlogEvents)/1e6))),
+	}
+	fmt.Println()
+	fmt.Print(renderTable(append(rows, m.rows(r.backlogRate())...)))
+}

@@ -1,0 +1,336 @@
+package bench
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rpconnect-doris/rpconnect-doris/input/doris"
+	"github.com/rpconnect-doris/rpconnect-doris/tests/dorissim"
+)
+
+// The multi-table rows of issue 8: many small tables in one input, the
+// cost of idle ones, and a backlog spread over several tables.
+const (
+	manyTables   = 100
+	spreadTables = 10
+	manyInclude  = `bench\.many_\d+`
+	manyAtOnce   = 4 // max_parallel_snapshot_tables
+	spreadIncl   = `bench\.spread_\d+`
+	// The idle tables are measured after the snapshot has settled, over a
+	// span that holds no table discovery (the default runs it every minute).
+	idleSettle = 5 * time.Second
+	idleFor    = 20 * time.Second
+)
+
+var manyTableRows int64 = 10_000
+
+func manyName(i int) string   { return fmt.Sprintf("many_%03d", i) }
+func spreadName(i int) string { return fmt.Sprintf("spread_%d", i) }
+
+// multiResult holds the multi-table measurements and the pinned ones.
+type multiResult struct {
+	snap                procResult // the binary up to its last snapshot row
+	snapRSS             int64      // VmHWM when the snapshot finished
+	idleSpan            time.Duration
+	idleCPU, idleSimCPU time.Duration
+	idleReqs            dorissim.Stats // requests during idleSpan
+	spread              procResult
+	spreadEvents        int64
+	pinned              pinnedResult
+}
+
+// seedMulti creates the 100 small and the 10 backlog tables, loads the
+// small ones and applies the spread backlog; it returns the scan_timestamp
+// that precedes the backlog.
+func seedMulti(t *testing.T, ctx context.Context, s *sim) string {
+	t.Helper()
+	var stmts []string
+	for i := range manyTables {
+		stmts = append(stmts, mixedDDL(manyName(i), true))
+	}
+	for i := range spreadTables {
+		stmts = append(stmts, mixedDDL(spreadName(i), true))
+	}
+	for _, st := range stmts {
+		if err := s.exec(ctx, st); err != nil {
+			t.Fatal(err)
+		}
+	}
+	measure(t, fmt.Sprintf("seed %d tables of %s rows", manyTables, count(manyTableRows)), func() error {
+		for i := range manyTables {
+			if err := s.loadRange(ctx, manyName(i), 0, manyTableRows, 0, appendMixedRow, nil); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	var scanFrom string
+	measure(t, fmt.Sprintf("seed backlog %d changes over %d tables", backlogChanges, spreadTables), func() error {
+		var err error
+		if scanFrom, err = s.now(ctx); err != nil {
+			return err
+		}
+		for i := range spreadTables {
+			if err := s.seedBacklogOf(ctx, spreadName(i), backlogChanges/spreadTables); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return scanFrom
+}
+
+// measureMulti runs the three multi-table measurements and the pinned one.
+func measureMulti(t *testing.T, ctx context.Context, s *sim, spreadFrom string) multiResult {
+	t.Helper()
+	var m multiResult
+	measure(t, fmt.Sprintf("doris_binlog initial, %d tables, then idle", manyTables), func() error {
+		return m.runManyTables(t, ctx, s)
+	})
+	measure(t, fmt.Sprintf("binlog backlog over %d tables", spreadTables), func() error {
+		return m.runSpreadBacklog(t, ctx, s, spreadFrom)
+	})
+	measure(t, "pinned Flight and MySQL paths", func() error {
+		var err error
+		m.pinned, err = measurePinned(t, ctx, s)
+		return err
+	})
+	return m
+}
+
+// multiConfig is a doris_binlog input over the tables include matches,
+// with the metrics endpoint on addr.
+func multiConfig(s *sim, include, addr string, extra ...string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "input:\n  doris_binlog:\n    fenodes: %s\n    include: ['%s']\n    username: root\n    password: \"\"\n    checkpoint_cache: cp\n",
+		s.http, include)
+	for _, e := range extra {
+		b.WriteString("    " + e + "\n")
+	}
+	b.WriteString("output:\n  drop: {}\n" + memoryCache)
+	fmt.Fprintf(&b, "http:\n  enabled: true\n  address: %s\n  debug_endpoints: true\nmetrics:\n  json_api: {}\n", addr)
+	return b.String() + quietTail
+}
+
+// runManyTables snapshots the 100 tables in initial mode, then, once they
+// all stream and nothing changes, measures what following them costs.
+func (m *multiResult) runManyTables(t *testing.T, ctx context.Context, s *sim) error {
+	addr := freePort(t)
+	cfg := multiConfig(s, manyInclude, addr, "scan_mode: initial", fmt.Sprintf("max_parallel_snapshot_tables: %d", manyAtOnce),
+		"max_parallel_snapshot_splits: 2", "binlog_poll_interval: 1s")
+	total := manyTables * manyTableRows
+	var (
+		snapped, idleFrom time.Time
+		cpu0, simCPU0     time.Duration
+		reqs0             dorissim.Stats
+		stepErr           error
+	)
+	began := time.Now()
+	stop := func(pid int) bool {
+		var err error
+		switch {
+		case snapped.IsZero():
+			if scrapeRows(addr, "snapshot") < total {
+				return false
+			}
+			snapped = time.Now()
+			m.snap.wall = snapped.Sub(began)
+			if m.snap.cpu, err = procCPU(pid); err == nil {
+				var kb int64
+				kb, err = procStatusKB(pid, "VmHWM")
+				m.snapRSS = kb * 1024
+			}
+		case idleFrom.IsZero():
+			if time.Since(snapped) < idleSettle {
+				return false
+			}
+			idleFrom = time.Now()
+			simCPU0 = s.cpu(t)
+			if cpu0, err = procCPU(pid); err == nil {
+				reqs0, err = s.requestStats(ctx)
+			}
+		default:
+			if time.Since(idleFrom) < idleFor {
+				return false
+			}
+			m.idleSpan = time.Since(idleFrom)
+			m.idleSimCPU = s.cpu(t) - simCPU0
+			var cpu1 time.Duration
+			var reqs1 dorissim.Stats
+			if cpu1, err = procCPU(pid); err == nil {
+				m.idleCPU = cpu1 - cpu0
+				if reqs1, err = s.requestStats(ctx); err == nil {
+					m.idleReqs = statsDelta(reqs1, reqs0)
+				}
+			}
+			stepErr = err
+			return true
+		}
+		if err != nil {
+			stepErr = err
+			return true
+		}
+		return false
+	}
+	res := runRPConnectWith(t, ctx, cfg, runOpts{stop: stop})
+	m.snap.peakRSS = res.peakRSS
+	if stepErr != nil {
+		return stepErr
+	}
+	if snapped.IsZero() || m.idleSpan == 0 {
+		return fmt.Errorf("the input stopped before the idle span was measured")
+	}
+	return nil
+}
+
+// runSpreadBacklog is runBacklog over the 10 tables: their @incr windows
+// counted by raw Flight reads, then the binary timed until its binlog row
+// counter reaches the sum.
+func (m *multiResult) runSpreadBacklog(t *testing.T, ctx context.Context, s *sim, scanFrom string) error {
+	time.Sleep(1100 * time.Millisecond) // the window end below must pass the last commit
+	end, err := s.now(ctx)
+	if err != nil {
+		return err
+	}
+	for i := range spreadTables {
+		raw, _, err := flightPath(ctx, s, doris.IncrSQL(benchDB, spreadName(i), nil, scanFrom, end, "detail"))
+		if err != nil {
+			return err
+		}
+		m.spreadEvents += raw.rows
+	}
+	addr := freePort(t)
+	cfg := multiConfig(s, spreadIncl, addr, "scan_mode: from-timestamp", fmt.Sprintf("scan_timestamp: %q", scanFrom),
+		"binlog_increment_type: detail", "binlog_poll_interval: 1s")
+	dir := os.Getenv("BENCH_PPROF")
+	var got int64
+	m.spread = runRPConnect(t, ctx, cfg, func() bool {
+		got = scrapeRows(addr, "binlog")
+		if dir != "" && got > 0 {
+			// Profile once the rows flow, not the start-up.
+			go captureProfile(t, addr, filepath.Join(dir, "spread.pprof"))
+			dir = ""
+		}
+		return got >= m.spreadEvents
+	}, nil)
+	if got < m.spreadEvents {
+		return fmt.Errorf("spread backlog: the input delivered %d of %d events", got, m.spreadEvents)
+	}
+	return nil
+}
+
+// requestStats reads dorissim's request counters (GET /api/_sim/stats).
+func (s *sim) requestStats(ctx context.Context) (dorissim.Stats, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+s.http+"/api/_sim/stats", nil)
+	if err != nil {
+		return dorissim.Stats{}, err
+	}
+	req.SetBasicAuth("root", "")
+	resp, err := s.client.Do(req)
+	if err != nil {
+		return dorissim.Stats{}, fmt.Errorf("dorissim stats: %w", err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return dorissim.Stats{}, fmt.Errorf("dorissim stats: %w", err)
+	}
+	var env struct {
+		Code int            `json:"code"`
+		Data dorissim.Stats `json:"data"`
+	}
+	if err := json.Unmarshal(data, &env); err != nil || env.Code != 0 {
+		return dorissim.Stats{}, fmt.Errorf("dorissim stats: HTTP %d: %s", resp.StatusCode, data)
+	}
+	return env.Data, nil
+}
+
+// statsDelta is what was counted between two readings.
+func statsDelta(after, before dorissim.Stats) dorissim.Stats {
+	sub := func(a, b map[string]int64) map[string]int64 {
+		out := map[string]int64{}
+		for k, v := range a {
+			if d := v - b[k]; d != 0 {
+				out[k] = d
+			}
+		}
+		return out
+	}
+	return dorissim.Stats{HTTP: sub(after.HTTP, before.HTTP), FEFlight: sub(after.FEFlight, before.FEFlight),
+		BEFlight: sub(after.BEFlight, before.BEFlight), MySQLConnections: after.MySQLConnections - before.MySQLConnections}
+}
+
+// perSecond lists counts as rates, largest first: "GetFlightInfo 100/s, ...".
+func perSecond(counts map[string]int64, span time.Duration) string {
+	keys := make([]string, 0, len(counts))
+	for k := range counts {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b string) int {
+		if c := cmp.Compare(counts[b], counts[a]); c != 0 {
+			return c
+		}
+		return strings.Compare(a, b)
+	})
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s %.1f/s", k, float64(counts[k])/span.Seconds())
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// rows are the multi-table lines of the table; backlogRate is row d's.
+func (m *multiResult) rows(backlogRate float64) []row {
+	total := manyTables * manyTableRows
+	snapRate := perSec(total, m.snap.wall.Seconds())
+	secs := m.idleSpan.Seconds()
+	feRate := float64(m.idleReqs.FERequests()) / secs
+	cpuRate := m.idleCPU.Seconds() / secs
+	spreadRate := perSec(m.spreadEvents, m.spread.wall.Seconds())
+	rows := []row{
+		info(fmt.Sprintf("m. initial snapshot, %d tables × %s mixed rows, %d tables at once", manyTables, count(manyTableRows), manyAtOnce),
+			fmt.Sprintf("%s (%.2f s to the last row, startup included)", fmtRate(snapRate, "rows/s"), m.snap.wall.Seconds())),
+		info("m. peak RSS at the end of that snapshot", fmt.Sprintf("%.0f MB", mb(m.snapRSS))),
+		info(fmt.Sprintf("m. %d idle streaming tables, poll 1s: FE requests", manyTables),
+			fmt.Sprintf("%.1f req/s (%.2f per table per poll)", feRate, feRate/manyTables)),
+		info("   FE HTTP / FE Flight / BE Flight, per second", fmt.Sprintf("%s; %s; BE %s",
+			perSecond(m.idleReqs.HTTP, m.idleSpan), perSecond(m.idleReqs.FEFlight, m.idleSpan), perSecond(m.idleReqs.BEFlight, m.idleSpan))),
+		info(fmt.Sprintf("m. %d idle streaming tables: client CPU", manyTables),
+			fmt.Sprintf("%.0f ms/s (%.2f ms/s per table); dorissim %.0f ms/s", cpuRate*1000, cpuRate*1000/manyTables,
+				m.idleSimCPU.Seconds()/secs*1000)),
+		info(fmt.Sprintf("m. binlog backlog over %d tables, detail mode", spreadTables),
+			fmt.Sprintf("%s (%d events of %d changes), peak RSS %.0f MB", fmtRate(spreadRate, "events/s"), m.spreadEvents, backlogChanges, mb(m.spread.peakRSS))),
+		info(fmt.Sprintf("   %d tables vs 1 table (m/d)", spreadTables), fmt.Sprintf("%.2f", ratio(spreadRate, backlogRate))),
+		info("m. CPU per 1M events, backlog over 10 tables", fmt.Sprintf("%.2f s", m.spread.cpu.Seconds()/(float64(m.spreadEvents)/1e6))),
+	}
+	return append(rows, m.pinned.rows()...)
+}
+
+func TestStatsDeltaAndRates(t *testing.T) {
+	before := dorissim.Stats{HTTP: map[string]int64{"GET /api/tso": 5}, FEFlight: map[string]int64{"Handshake": 1}, MySQLConnections: 2}
+	after := dorissim.Stats{HTTP: map[string]int64{"GET /api/tso": 25}, FEFlight: map[string]int64{"Handshake": 1, "GetFlightInfo": 40},
+		BEFlight: map[string]int64{"DoGet": 40}, MySQLConnections: 2}
+	d := statsDelta(after, before)
+	if d.HTTP["GET /api/tso"] != 20 || d.FEFlight["GetFlightInfo"] != 40 || len(d.FEFlight) != 1 || d.BEFlight["DoGet"] != 40 || d.MySQLConnections != 0 {
+		t.Fatalf("delta %+v", d)
+	}
+	if got := perSecond(map[string]int64{"GetFlightInfo": 40, "Handshake": 4, "DoAction": 4}, 20*time.Second); got != "GetFlightInfo 2.0/s, DoAction 0.2/s, Handshake 0.2/s" {
+		t.Fatalf("rates %q", got)
+	}
+	if got := perSecond(nil, time.Second); got != "none" {
+		t.Fatalf("empty rates %q", got)
+	}
+}

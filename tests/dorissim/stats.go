@@ -1,0 +1,120 @@
+package dorissim
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"sync"
+
+	"google.golang.org/grpc"
+)
+
+// Stats counts the requests the simulator received since Start, so that a
+// benchmark can tell what a client costs the FE (an idle table's polls, a
+// discovery) without instrumenting the client. Requests are counted as they
+// arrive, whatever their outcome (a 401 or a failed query counts).
+// GET /api/_sim/stats serves it; the /api/_sim/ endpoints themselves are not
+// counted.
+type Stats struct {
+	// HTTP is keyed by route pattern, such as "GET /api/tso"; "unmatched" for
+	// a path no route serves. The port also takes the BE side of stream
+	// loads ("PUT /api/_be/{db}/{table}/_stream_load").
+	HTTP map[string]int64 `json:"http"`
+	// FEFlight and BEFlight are keyed by Flight RPC (Handshake,
+	// GetFlightInfo, DoGet, ...).
+	FEFlight map[string]int64 `json:"fe_flight"`
+	BEFlight map[string]int64 `json:"be_flight"`
+	// MySQLConnections counts accepted MySQL-protocol connections (the
+	// statements on them are not counted).
+	MySQLConnections int64 `json:"mysql_connections"`
+}
+
+// FERequests is the number of requests the FE received: its HTTP API calls
+// (stream loads excluded: those go to the BE after the FE's redirect) and
+// its Flight RPCs.
+func (s Stats) FERequests() int64 {
+	var n int64
+	for k, v := range s.HTTP {
+		if !strings.Contains(k, " /api/_be/") {
+			n += v
+		}
+	}
+	for _, v := range s.FEFlight {
+		n += v
+	}
+	return n
+}
+
+type requestStats struct {
+	mu       sync.Mutex
+	http     map[string]int64
+	feFlight map[string]int64
+	beFlight map[string]int64
+	mysql    int64
+}
+
+func newRequestStats() *requestStats {
+	return &requestStats{http: map[string]int64{}, feFlight: map[string]int64{}, beFlight: map[string]int64{}}
+}
+
+func (r *requestStats) add(m map[string]int64, key string) {
+	r.mu.Lock()
+	m[key]++
+	r.mu.Unlock()
+}
+
+func (r *requestStats) addMySQL() {
+	r.mu.Lock()
+	r.mysql++
+	r.mu.Unlock()
+}
+
+func (r *requestStats) snapshot() Stats {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return Stats{HTTP: copyCounts(r.http), FEFlight: copyCounts(r.feFlight), BEFlight: copyCounts(r.beFlight), MySQLConnections: r.mysql}
+}
+
+func copyCounts(m map[string]int64) map[string]int64 {
+	out := make(map[string]int64, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// countHTTP counts each request under the route the mux inside h chose: the
+// mux records its pattern on the request it was given.
+func (r *requestStats) countHTTP(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		h.ServeHTTP(w, req)
+		key := req.Pattern
+		switch {
+		case key == "":
+			key = "unmatched"
+		case strings.Contains(key, " /api/_sim/"):
+			return
+		}
+		r.add(r.http, key)
+	})
+}
+
+// grpcOptions count every RPC of one Flight server before authentication.
+func (r *requestStats) grpcOptions(m map[string]int64) []grpc.ServerOption {
+	return []grpc.ServerOption{
+		grpc.ChainUnaryInterceptor(func(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
+			r.add(m, rpcName(info.FullMethod))
+			return h(ctx, req)
+		}),
+		grpc.ChainStreamInterceptor(func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, h grpc.StreamHandler) error {
+			r.add(m, rpcName(info.FullMethod))
+			return h(srv, ss)
+		}),
+	}
+}
+
+// rpcName is the method of "/arrow.flight.protocol.FlightService/DoGet".
+func rpcName(full string) string { return full[strings.LastIndexByte(full, '/')+1:] }
+
+// Stats returns the requests counted since Start.
+func (s *Server) Stats() Stats { return s.stats.snapshot() }
