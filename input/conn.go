@@ -29,14 +29,18 @@ type conn struct {
 	portMu sync.Mutex
 	port   int
 
-	poolMu sync.Mutex
-	idle   []*flight.Client
-	closed bool
+	poolMu  sync.Mutex
+	idle    []*flight.Client
+	maxIdle int // sessions kept open between uses; see keepSessions
+	closed  bool
 }
 
-// maxIdleSessions bounds the sessions kept open between windows; more are
-// closed after use. Sessions count toward Doris's max_user_connections.
-const maxIdleSessions = 64
+// minIdleSessions is how many sessions are kept open at least. Sessions
+// count toward Doris's max_user_connections, so the pool keeps only as many
+// as one window (one per streaming table) or the snapshots use at once:
+// closing and dialling them again every poll would cost three FE requests
+// each.
+const minIdleSessions = 4
 
 func openConn(ctx context.Context, conf *Config, log *service.Logger) (*conn, error) {
 	rest, err := doris.NewClient(doris.ClientConfig{
@@ -86,7 +90,7 @@ func (c *conn) release(fc *flight.Client, healthy bool) {
 		return
 	}
 	c.poolMu.Lock()
-	if healthy && !c.closed && len(c.idle) < maxIdleSessions {
+	if healthy && !c.closed && len(c.idle) < max(c.maxIdle, minIdleSessions) {
 		c.idle = append(c.idle, fc)
 		c.poolMu.Unlock()
 		return
@@ -144,6 +148,14 @@ func (c *conn) flightPort(ctx context.Context) (int, error) {
 		c.port = p
 	}
 	return c.port, nil
+}
+
+// keepSessions sets how many idle sessions the pool keeps: what the run
+// uses at once.
+func (c *conn) keepSessions(n int) {
+	c.poolMu.Lock()
+	defer c.poolMu.Unlock()
+	c.maxIdle = n
 }
 
 func (c *conn) close() {

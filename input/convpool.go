@@ -32,14 +32,19 @@ type convResult struct {
 	err  error
 }
 
-// convWorkers is how many goroutines convert a window; twice as many
-// batches may wait, which bounds the memory a window holds.
-func convWorkers() int { return min(max(runtime.GOMAXPROCS(0), 1), 4) }
+// convWorkers is how many goroutines convert one table's part of a window
+// when tables tables are read at once; twice as many batches may wait,
+// which bounds the memory a window holds. The cores are shared out between
+// the tables, so that a window of many tables does not hold many batches
+// per table ahead of the merge.
+func convWorkers(tables int) int {
+	return max(min(runtime.GOMAXPROCS(0), 4)/max(tables, 1), 1)
+}
 
 // newConvPool starts workers that convert the rows of window w after skip
 // (the last row delivered before this read; nil for none).
-func newConvPool(newRC func() *rowConverter, w window, skip *checkpoint.Pos) *convPool {
-	n := convWorkers()
+func newConvPool(newRC func() *rowConverter, workers int, w window, skip *checkpoint.Pos) *convPool {
+	n := workers
 	p := &convPool{jobs: make(chan *convJob, 2*n)}
 	for range n {
 		p.wg.Add(1)

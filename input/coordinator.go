@@ -227,7 +227,8 @@ func (co *coordinator) clearSkipped(key string) {
 	delete(co.skipped, key)
 }
 
-// refreshTableGauges counts the tables per state for doris_binlog_tables.
+// refreshTableGauges counts the tables per state for doris_binlog_tables,
+// and sizes the session pool to what the tables use at once.
 func (co *coordinator) refreshTableGauges() {
 	counts := map[string]int64{"streaming": 0, "snapshotting": 0}
 	view := co.start
@@ -245,6 +246,7 @@ func (co *coordinator) refreshTableGauges() {
 	co.mu.Lock()
 	counts["skipped"] = int64(len(co.skipped))
 	co.mu.Unlock()
+	co.c.keepSessions(len(view.Tables) + co.conf.MaxParallelSnapshotTables*co.conf.MaxParallelSnapshotSplits)
 	for state, n := range counts {
 		co.m.tables.Set(n, state)
 	}

@@ -26,7 +26,7 @@ func (co *coordinator) readWindow(ctx context.Context, tables []*tableInfo, w wi
 	defer cancel()
 	srcs := make([]*windowSource, len(tables))
 	for i, t := range tables {
-		srcs[i] = co.newWindowSource(t, w, skip)
+		srcs[i] = co.newWindowSource(t, w, skip, len(tables))
 		go srcs[i].run(rctx)
 	}
 	defer func() {
@@ -62,10 +62,11 @@ func (co *coordinator) readWindow(ctx context.Context, tables []*tableInfo, w wi
 // windowSource is one table's part of a window: its @incr rows, converted
 // in order, retried from the last row handed on after a failure.
 type windowSource struct {
-	co   *coordinator
-	t    *tableInfo
-	w    window
-	skip *checkpoint.Pos // the last row handed on (or delivered before)
+	co     *coordinator
+	t      *tableInfo
+	w      window
+	skip   *checkpoint.Pos // the last row handed on (or delivered before)
+	tables int             // how many tables the window reads at once
 
 	out     chan convResult // closed at the end; err then set
 	done    chan struct{}
@@ -73,8 +74,8 @@ type windowSource struct {
 	dropped bool
 }
 
-func (co *coordinator) newWindowSource(t *tableInfo, w window, skip *checkpoint.Pos) *windowSource {
-	return &windowSource{co: co, t: t, w: w, skip: skip, out: make(chan convResult, 1), done: make(chan struct{})}
+func (co *coordinator) newWindowSource(t *tableInfo, w window, skip *checkpoint.Pos, tables int) *windowSource {
+	return &windowSource{co: co, t: t, w: w, skip: skip, tables: tables, out: make(chan convResult, 1), done: make(chan struct{})}
 }
 
 func (s *windowSource) wait() { <-s.done }
@@ -136,7 +137,7 @@ func (s *windowSource) read(ctx context.Context) (err error) {
 		rc := newRowConverter(name, opts, resolve)
 		rc.windowKeys = windowKeys
 		return rc
-	}, s.w, s.skip)
+	}, convWorkers(s.tables), s.w, s.skip)
 	defer pool.close()
 	var queue []*convJob
 	handOn := func() error {
