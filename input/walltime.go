@@ -3,6 +3,7 @@ package input
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/rpconnect-doris/rpconnect-doris/input/doris"
 )
@@ -52,12 +53,4 @@ func (c *conn) describeBound(text string) string {
 
 // compareWall orders two wall-clock bounds; their fixed-width layout makes a
 // string comparison exact.
-func compareWall(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
+func compareWall(a, b string) int { return strings.Compare(a, b) }

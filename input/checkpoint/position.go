@@ -1,6 +1,7 @@
 package checkpoint
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 
@@ -22,27 +23,17 @@ type Pos struct {
 func (p Pos) Compare(o Pos) int {
 	switch {
 	case p.TSO != o.TSO:
-		return cmpInt(p.TSO, o.TSO)
+		return cmp.Compare(p.TSO, o.TSO)
 	case p.Table != o.Table:
 		return strings.Compare(p.Table, o.Table)
 	case p.LSN != o.LSN:
-		return cmpInt(p.LSN, o.LSN)
+		return cmp.Compare(p.LSN, o.LSN)
 	}
-	return cmpInt(int64(p.Op), int64(o.Op))
+	return cmp.Compare(p.Op, o.Op)
 }
 
 // Less reports whether p comes before o.
 func (p Pos) Less(o Pos) bool { return p.Compare(o) < 0 }
-
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
 
 func (p Pos) validate(what string) error {
 	if p.TSO <= 0 {

@@ -1,6 +1,7 @@
 package doris
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -90,7 +91,7 @@ func ParseQueryPlanResponse(body []byte) (*QueryPlan, error) {
 		t.SchemaHash, _ = optionalInt64(part.SchemaHash)
 		plan.Tablets = append(plan.Tablets, t)
 	}
-	slices.SortFunc(plan.Tablets, func(a, b PlanTablet) int { return cmpInt64(a.ID, b.ID) })
+	slices.SortFunc(plan.Tablets, func(a, b PlanTablet) int { return cmp.Compare(a.ID, b.ID) })
 	for i := 1; i < len(plan.Tablets); i++ {
 		if plan.Tablets[i].ID == plan.Tablets[i-1].ID {
 			return nil, fmt.Errorf("query plan lists tablet %d twice", plan.Tablets[i].ID)
@@ -104,14 +105,4 @@ func optionalInt64(raw json.RawMessage) (int64, error) {
 		return 0, nil
 	}
 	return jsonInt(raw)
-}
-
-func cmpInt64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }

@@ -1,6 +1,7 @@
 package doris
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 )
@@ -35,7 +36,7 @@ func PlanSplits(plan *QueryPlan, tabletsPerSplit int) []Split {
 	}
 	tabletsPerSplit = max(tabletsPerSplit, 1)
 	tablets := slices.Clone(plan.Tablets)
-	slices.SortFunc(tablets, func(a, b PlanTablet) int { return cmpInt64(a.ID, b.ID) })
+	slices.SortFunc(tablets, func(a, b PlanTablet) int { return cmp.Compare(a.ID, b.ID) })
 	byBE := map[string][]int64{}
 	for _, t := range tablets {
 		be := pickBE(byBE, t.Routings)
