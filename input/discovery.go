@@ -4,83 +4,9 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
 )
-
-// candidates lists the tables the selection names or matches, as the FE
-// shows them now. A named table that does not exist is left out, so that a
-// dropped one leaves the stream.
-func (co *coordinator) candidates(ctx context.Context) ([]tableName, error) {
-	sel := &co.conf.Selection
-	var dbs []string
-	if sel.byPattern() {
-		all, err := co.c.rest.ListDatabases(ctx)
-		if err != nil {
-			return nil, err
-		}
-		dbs = all
-	} else {
-		for _, t := range sel.fixed {
-			if !slices.Contains(dbs, t.db) {
-				dbs = append(dbs, t.db)
-			}
-		}
-	}
-	var out []tableName
-	for _, db := range dbs {
-		tables, err := co.listTables(ctx, db)
-		if err != nil {
-			return nil, err
-		}
-		for _, name := range tables {
-			t := newTableName(db, name)
-			if sel.byPattern() && sel.matches(t) || !sel.byPattern() && slices.Contains(sel.fixed, t) {
-				out = append(out, t)
-			}
-		}
-	}
-	slices.SortFunc(out, func(a, b tableName) int { return strings.Compare(a.key, b.key) })
-	return out, nil
-}
-
-// listTables lists db's tables; a database that vanished has none.
-func (co *coordinator) listTables(ctx context.Context, db string) ([]string, error) {
-	tables, err := co.c.rest.ListTables(ctx, db)
-	if err == nil {
-		return tables, nil
-	}
-	if all, lerr := co.c.rest.ListDatabases(ctx); lerr == nil && !slices.Contains(all, db) {
-		return nil, nil
-	}
-	return nil, err
-}
-
-// admit reads a table's facts and says whether this scan mode can follow
-// it. problem is the reason it cannot; err a failure to find out.
-func (co *coordinator) admit(ctx context.Context, name tableName) (t *tableInfo, problem string, err error) {
-	t = &tableInfo{name: name, c: co.c}
-	props, err := t.properties(ctx, true)
-	if err != nil {
-		if !co.conf.HasBinlogPhase() {
-			// A snapshot needs them only for DATETIME precision; without
-			// them the Arrow unit decides the digits.
-			co.log.Warnf("Reading SHOW CREATE TABLE of %s failed, DATETIME values get the digits of their Arrow unit: %v", name.key, err)
-			return t, "", nil
-		}
-		return nil, "", err
-	}
-	if co.conf.HasBinlogPhase() {
-		if p := binlogProblem(co.conf, name.key, props); p != "" {
-			return nil, p, nil
-		}
-		// Exporters create a series on its first use; at zero it is
-		// there for rate() and alerts from the first scrape.
-		co.m.expiredGaps.Incr(0, name.key)
-	}
-	return t, "", nil
-}
 
 // discovery is the outcome of comparing the listed tables with the
 // followed ones.
@@ -100,7 +26,7 @@ func (d *discovery) String() string {
 // join, dropped ones leave, recreated ones start over as new tables. A
 // failed listing is retried at the next discovery.
 func (co *coordinator) discover(ctx context.Context) error {
-	cands, err := co.candidates(ctx)
+	cands, err := co.catalog().candidates(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -151,7 +77,7 @@ func (co *coordinator) discoverOne(ctx context.Context, name tableName, d *disco
 		}
 		d.recreated = append(d.recreated, name.key)
 	}
-	t, problem, err := co.admit(ctx, name)
+	t, problem, err := co.catalog().admit(ctx, name)
 	switch {
 	case err != nil:
 		co.log.Warnf("Checking table %s failed, trying again at the next discovery: %v", name.key, err)

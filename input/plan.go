@@ -118,7 +118,7 @@ func (co *coordinator) freshStart(ctx context.Context) (*checkpoint.State, error
 func (co *coordinator) admitAll(ctx context.Context, resuming bool) ([]*tableInfo, error) {
 	names := co.conf.Selection.fixed
 	if co.conf.Selection.byPattern() || resuming {
-		found, err := co.candidates(ctx)
+		found, err := co.catalog().candidates(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("listing tables for include: %w", err)
 		}
@@ -126,7 +126,7 @@ func (co *coordinator) admitAll(ctx context.Context, resuming bool) ([]*tableInf
 	}
 	var out []*tableInfo
 	for _, name := range names {
-		t, problem, err := co.admit(ctx, name)
+		t, problem, err := co.catalog().admit(ctx, name)
 		switch {
 		case err != nil:
 			return nil, err

@@ -1,0 +1,170 @@
+package input
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/redpanda-data/benthos/v4/public/service"
+
+	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
+	"github.com/rpconnect-doris/rpconnect-doris/input/doris"
+	"github.com/rpconnect-doris/rpconnect-doris/input/rowjson"
+	"github.com/rpconnect-doris/rpconnect-doris/input/schemameta"
+)
+
+// splitReader reads the snapshot splits of one table: planning them, and
+// reading each on a Flight session of its own with retries. What a split's
+// rows mean for the table's phase is the coordinator's business.
+type splitReader struct {
+	conf    *Config
+	c       *conn
+	m       *metrics
+	log     *service.Logger
+	maxRows int
+}
+
+// snapChunk is a batch of rows of one split; the last chunk of a split says
+// so, which is when the split's tablets count as done.
+type snapChunk struct {
+	msgs    []*service.Message
+	tablets []int64 // set on the split's last chunk
+}
+
+// pending plans splits with _query_plan and drops tablets already done.
+func (sr *splitReader) pending(ctx context.Context, t *tableInfo, doneTablets []int64) ([]doris.Split, int, error) {
+	planSQL := doris.SnapshotSQL(t.name.db, t.name.table, sr.conf.ReadFields, nil, sr.conf.FilterQuery)
+	qp, err := sr.c.rest.QueryPlan(ctx, t.name.db, t.name.table, planSQL)
+	if err != nil {
+		return nil, 0, fmt.Errorf("query plan for %s: %w", t.name.key, err)
+	}
+	splits := doris.PlanSplits(qp, sr.conf.RequestTabletSize)
+	done := make(map[int64]bool, len(doneTablets))
+	for _, id := range doneTablets {
+		done[id] = true
+	}
+	var todo []doris.Split
+	for _, sp := range splits {
+		var left []int64
+		for _, id := range sp.Tablets {
+			if !done[id] {
+				left = append(left, id)
+			}
+		}
+		if len(left) > 0 {
+			sp.Tablets = left
+			todo = append(todo, sp)
+		}
+	}
+	return todo, len(splits), nil
+}
+
+// start runs the split workers of one table. The returned
+// channel closes when all of them stop; wait then reports the first error.
+func (sr *splitReader) start(ctx context.Context, t *tableInfo, todo []doris.Split) (<-chan snapChunk, func() error) {
+	work := make(chan doris.Split, len(todo))
+	for _, sp := range todo {
+		work <- sp
+	}
+	close(work)
+	chunks := make(chan snapChunk)
+	var (
+		wg       sync.WaitGroup
+		errMu    sync.Mutex
+		firstErr error
+	)
+	for range min(sr.conf.MaxParallelSnapshotSplits, len(todo)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for sp := range work {
+				if err := sr.readWithRetry(ctx, t, sp, chunks); err != nil {
+					errMu.Lock()
+					if firstErr == nil {
+						firstErr = err
+					}
+					errMu.Unlock()
+					return
+				}
+			}
+		}()
+	}
+	go func() {
+		wg.Wait()
+		close(chunks)
+	}()
+	return chunks, func() error {
+		errMu.Lock()
+		defer errMu.Unlock()
+		return firstErr
+	}
+}
+
+// readWithRetry re-reads a failed split from its start: rows already
+// emitted from the failed attempt may be delivered twice, rows are never lost.
+func (sr *splitReader) readWithRetry(ctx context.Context, t *tableInfo, sp doris.Split, out chan<- snapChunk) error {
+	bo := newRetryBackoff()
+	for attempt := 1; ; attempt++ {
+		err := sr.read(ctx, t, sp, out)
+		if err == nil || ctx.Err() != nil {
+			return err
+		}
+		if attempt >= sr.conf.Retries {
+			return fmt.Errorf("snapshot split %s of %s (tablets %v) failed %d times: %w", sp.ID, t.name.key, sp.Tablets, attempt, err)
+		}
+		sr.log.Warnf("Snapshot split %s of %s (tablets %v) failed, re-reading it from its start (attempt %d of %d): %v",
+			sp.ID, t.name.key, sp.Tablets, attempt+1, sr.conf.Retries, err)
+		if err := waitFor(ctx, bo.next()); err != nil {
+			return err
+		}
+	}
+}
+
+// read reads one split on a session of its own.
+func (sr *splitReader) read(ctx context.Context, t *tableInfo, sp doris.Split, out chan<- snapChunk) (err error) {
+	fc, err := sr.c.session(ctx)
+	if err != nil {
+		return err
+	}
+	defer func() { sr.c.release(fc, err == nil) }()
+	qctx, cancel := context.WithTimeout(ctx, sr.conf.QueryTimeout)
+	defer cancel()
+	resolve := func(rs *arrow.Schema) (*schemameta.Meta, error) { return t.schemaFor(ctx, sr.conf.ReadFields, rs) }
+	rc := newRowConverter(t.name, rowjson.Options{DatetimePrecision: t.datetimePrecision()}, resolve)
+	sql := doris.SnapshotSQL(t.name.db, t.name.table, sr.conf.ReadFields, sp.Tablets, sr.conf.FilterQuery)
+	maxRows := sr.maxRows
+	buf := make([]*service.Message, 0, maxRows)
+	send := func(ch snapChunk) error {
+		sr.m.rows.Incr(int64(len(ch.msgs)), t.name.key, checkpoint.PhaseSnapshot, "read")
+		select {
+		case out <- ch:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	err = fc.Query(qctx, sql, func(rec arrow.RecordBatch) error {
+		if err := rc.bind(rec); err != nil {
+			return err
+		}
+		for i := 0; i < int(rec.NumRows()); i++ {
+			msg, err := rc.snapshotMessage(i)
+			if err != nil {
+				return err
+			}
+			buf = append(buf, msg)
+			if len(buf) >= maxRows {
+				if err := send(snapChunk{msgs: buf}); err != nil {
+					return err
+				}
+				buf = make([]*service.Message, 0, maxRows)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("reading snapshot split %s of %s: %w", sp.ID, t.name.key, err)
+	}
+	return send(snapChunk{msgs: buf, tablets: sp.Tablets})
+}
