@@ -7,6 +7,9 @@
 // the final tables with no binlog position lost, in the promised order,
 // and with no more duplicates than were in flight at the kills.
 //
+// TestCrashDorisCache repeats the short form with the checkpoint in the
+// simulator through the `doris` cache and a new working directory per run.
+//
 // The short form runs in `make test`; CRASH_LONG=1 (`make crash`) kills at
 // least 10 times. CRASH_SEED replays a logged seed.
 package crash
@@ -39,7 +42,19 @@ func (sh shape) createAt() int { return max(1, sh.kills/3) }
 func (sh shape) dropAt() int   { return max(2, 2*sh.kills/3) }
 
 func TestCrash(t *testing.T) {
+	runCrash(t, crashShape())
+}
+
+// TestCrashDorisCache is the suite with the checkpoint kept in the
+// simulator through the doris cache instead of the file cache, every run in
+// a new working directory: each restart resumes from the cache table alone.
+func TestCrashDorisCache(t *testing.T) {
 	sh := crashShape()
+	sh.dorisCache = true
+	runCrash(t, sh)
+}
+
+func runCrash(t *testing.T, sh shape) {
 	sd := seed(t)
 	t.Logf("crash: seed %d (CRASH_SEED=%d replays it), %d tables of %d rows, %d kills", sd, sd, sh.tables, sh.rowsPerTable, sh.kills)
 	s := newSuite(t, sh, sd)
@@ -93,6 +108,10 @@ func TestCrash(t *testing.T) {
 	of := s.checkOrder(t)
 	s.checkOracle()
 	line := fmt.Sprintf("crash: kills=%d events=%d lost=%d duplicates=%d bound=%d", sh.kills, f.events, f.lost, f.duplicates(), f.bound)
+	if sh.dorisCache {
+		s.checkNoLocalState()
+		line += " cache=doris"
+	}
 	t.Logf("%s (workload steps %d, multi-table transactions %d of which %d checked whole, %d with snapshot rows between; kills mid-snapshot %d; "+
 		"bound = per kill checkpoint_limit %d, plus %d in-progress tablets of each of at most %d tables in their snapshot)",
 		line, steps, of.txns, of.checked, of.interleaved, s.killedInSnapshot(), s.pc.checkpointLimit, s.pc.parallelSplits, s.pc.parallelTables)

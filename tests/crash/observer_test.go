@@ -14,7 +14,7 @@ import (
 // chain's start for a table that started with it, the table's own start
 // for one that joined later.
 type observer struct {
-	cacheDir string
+	state func() *checkpoint.State // the stored checkpoint now
 
 	mu     sync.Mutex
 	starts map[string]map[string]bool // table (without db) -> binlog starts seen
@@ -22,8 +22,8 @@ type observer struct {
 	done   chan struct{}
 }
 
-func startObserver(cacheDir string) *observer {
-	o := &observer{cacheDir: cacheDir, starts: map[string]map[string]bool{},
+func startObserver(state func() *checkpoint.State) *observer {
+	o := &observer{state: state, starts: map[string]map[string]bool{},
 		stop: make(chan struct{}), done: make(chan struct{})}
 	go func() {
 		defer close(o.done)
@@ -43,7 +43,7 @@ func startObserver(cacheDir string) *observer {
 
 // observe records the binlog starts stored now.
 func (o *observer) observe() {
-	st := storedState(o.cacheDir)
+	st := o.state()
 	if st == nil || st.Stream == nil {
 		return
 	}

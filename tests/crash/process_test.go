@@ -3,6 +3,7 @@ package crash
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"os"
@@ -25,6 +26,10 @@ type pipelineConf struct {
 	checkpointLimit int
 	parallelSplits  int // max_parallel_snapshot_splits
 	parallelTables  int // max_parallel_snapshot_tables
+	// cacheDB, when set, is the doris-cache variant: the checkpoint lives
+	// in the simulator (read back through this connection) instead of the
+	// file cache, and every run starts in a new working directory.
+	cacheDB *sql.DB
 }
 
 func (pc *pipelineConf) cacheDir() string { return filepath.Join(pc.dir, "cp") }
@@ -65,9 +70,11 @@ func (pc *pipelineConf) configYAML(outPath string) string {
 	// see Benthos's order instead of the input's.
 	b.WriteString("pipeline:\n  threads: 1\n  processors:\n    - mapping: 'root = {\"meta\": @, \"row\": this}'\n")
 	fmt.Fprintf(&b, "output:\n  file:\n    path: %q\n    codec: lines\n", outPath)
-	b.WriteString(harness.FileCache(pc.cacheDir()))
+	b.WriteString(pc.cacheYAML())
 	return b.String()
 }
+
+func configName(no int) string { return fmt.Sprintf("config-%02d.yaml", no) }
 
 // run is one start of the binary.
 type run struct {
@@ -83,7 +90,11 @@ type run struct {
 // stderr going to the run's log file. The child is killed at cleanup.
 func startRun(t *testing.T, pc *pipelineConf, no int) *run {
 	t.Helper()
-	if err := os.MkdirAll(pc.cacheDir(), 0o755); err != nil {
+	dir := pc.runDir(no)
+	if pc.cacheDB == nil {
+		dir = pc.cacheDir() // inside the working directory
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	r := &run{
@@ -92,7 +103,7 @@ func startRun(t *testing.T, pc *pipelineConf, no int) *run {
 		logPath: filepath.Join(pc.dir, fmt.Sprintf("run-%02d.log", no)),
 		done:    make(chan struct{}),
 	}
-	confPath := filepath.Join(pc.dir, fmt.Sprintf("config-%02d.yaml", no))
+	confPath := filepath.Join(pc.runDir(no), configName(no))
 	if err := os.WriteFile(confPath, []byte(pc.configYAML(r.outPath)), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +112,7 @@ func startRun(t *testing.T, pc *pipelineConf, no int) *run {
 		t.Fatal(err)
 	}
 	r.cmd = exec.Command(harness.Binary(t, "rpconnect-doris", "RPCONNECT_DORIS_BIN"), "-c", confPath)
-	r.cmd.Dir = pc.dir
+	r.cmd.Dir = pc.runDir(no)
 	r.cmd.Stdout, r.cmd.Stderr = logFile, logFile
 	if err := r.cmd.Start(); err != nil {
 		_ = logFile.Close()

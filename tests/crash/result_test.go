@@ -35,7 +35,7 @@ func (s *suite) verify() figures {
 		s.t.Errorf("%d duplicates (%d binlog, %d snapshot) exceed the bound %d over %d kills",
 			sum.duplicates(), sum.dupBinlog, sum.dupSnap, sum.bound, len(s.kills))
 	}
-	st := storedState(s.pc.cacheDir())
+	st := s.pc.state()
 	for _, tbl := range s.order {
 		switch phase := phaseOf(st, tbl); {
 		case s.gone[tbl] != nil && phase != phaseNone:

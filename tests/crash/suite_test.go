@@ -29,6 +29,9 @@ type shape struct {
 	// createWhileDown: the late table is created between two runs
 	// instead of while one runs.
 	createWhileDown bool
+	// dorisCache keeps the checkpoint in the simulator through the doris
+	// cache instead of the file cache (see pipelineConf.cacheDB).
+	dorisCache bool
 }
 
 // suite is one simulator, its tables and workloads, and the runs of the
@@ -73,6 +76,9 @@ func newSuite(t *testing.T, sh shape, sd uint64) *suite {
 		loads: map[string]*harness.Workload{}, gone: map[string]*droppedTable{}}
 	s.srv = harness.StartSim(t, dorissim.Config{})
 	s.pc = &pipelineConf{srv: s.srv, dir: t.TempDir(), batchSize: 50, checkpointLimit: 200, parallelSplits: 2, parallelTables: 2}
+	if sh.dorisCache {
+		s.pc.useDorisCache(t, s.srv)
+	}
 	for range sh.tables {
 		s.createTable(sh.rowsPerTable)
 	}
@@ -86,7 +92,7 @@ func newSuite(t *testing.T, sh shape, sd uint64) *suite {
 	}
 	s.w = w
 	t.Cleanup(func() { _, _ = s.w.stop() })
-	s.obs = startObserver(s.pc.cacheDir())
+	s.obs = startObserver(s.pc.state)
 	t.Cleanup(s.obs.close)
 	t.Cleanup(func() {
 		if keep := os.Getenv("CRASH_KEEP_DIR"); keep != "" {
@@ -136,7 +142,7 @@ func (s *suite) killRun(r *run) {
 	s.t.Helper()
 	r.kill(s.t)
 	s.obs.observe()
-	st := storedState(s.pc.cacheDir())
+	st := s.pc.state()
 	k := killInfo{run: r.no}
 	var phases []string
 	for _, tbl := range s.live {
@@ -231,7 +237,7 @@ func (s *suite) waitStored(r *run, timeout time.Duration, what string, ready fun
 	s.t.Helper()
 	deadline := time.Now().Add(timeout)
 	for {
-		if st := storedState(s.pc.cacheDir()); st != nil && ready(st) {
+		if st := s.pc.state(); st != nil && ready(st) {
 			return st
 		}
 		if r.exited() {
@@ -239,7 +245,7 @@ func (s *suite) waitStored(r *run, timeout time.Duration, what string, ready fun
 		}
 		if time.Now().After(deadline) {
 			s.t.Fatalf("run %d: the stored checkpoint did not reach %s within %s: %s\n%s",
-				r.no, what, timeout, describe(storedState(s.pc.cacheDir())), r.logTail())
+				r.no, what, timeout, describe(s.pc.state()), r.logTail())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
