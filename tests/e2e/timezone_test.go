@@ -116,7 +116,7 @@ func streamAcross(t *testing.T, zone string, transition time.Time, lead time.Dur
 	}
 	logs := &harness.LogCapture{}
 	col := &harness.Collector{}
-	in := harness.InputYAML(srv, "tz.across", "scan_mode: initial")
+	in := harness.InputYAML(srv, "tz.across", "scan_mode: initial", "debug_metadata: true") // each row says its window
 	harness.RunStream(t, harness.StreamConfig{Input: in, Resources: harness.FileCache(t.TempDir()), Logs: logs}, col)
 	col.WaitFor(t, 30*time.Second, "the snapshot", func(evs []harness.Event) bool { return len(evs) >= 20 })
 	writeUntil(t, srv, w, transition.Add(lead))()
@@ -156,7 +156,7 @@ func TestRestartInsideRepeatedHour(t *testing.T) {
 		t.Fatal(err)
 	}
 	cache := harness.FileCache(t.TempDir())
-	in := harness.InputYAML(srv, "tz.restart", "scan_mode: initial")
+	in := harness.InputYAML(srv, "tz.restart", "scan_mode: initial", "debug_metadata: true")
 	logs1, logs2 := &harness.LogCapture{}, &harness.LogCapture{}
 	first, second := &harness.Collector{}, &harness.Collector{}
 	r1 := harness.RunStream(t, harness.StreamConfig{Input: in, Resources: cache, Logs: logs1}, first)
