@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"net"
 	"regexp"
 	"strconv"
 	"strings"
@@ -113,28 +112,18 @@ func reqString(pc *service.ParsedConfig, field string) (string, error) {
 }
 
 func parseConnection(pc *service.ParsedConfig, c *Config) error {
-	nodes, err := reqString(pc, fieldFENodes)
+	conn, err := doris.ParseConnection(pc)
 	if err != nil {
 		return err
 	}
-	if c.FENodes, err = parseFENodes(nodes); err != nil {
-		return fieldErr(fieldFENodes, err)
-	}
+	c.FENodes, c.Username, c.Password = conn.FENodes, conn.Username, conn.Password
+	c.TLS, c.TLSEnabled = conn.TLS, conn.TLSEnabled
 	ident, err := reqString(pc, fieldTableIdentifier)
 	if err != nil {
 		return err
 	}
 	if c.DB, c.Table, err = doris.ParseTableIdentifier(ident); err != nil {
 		return fieldErr(fieldTableIdentifier, err)
-	}
-	if c.Username, err = reqString(pc, fieldUsername); err != nil {
-		return err
-	}
-	if c.Username == "" {
-		return fieldErrf(fieldUsername, "must not be empty")
-	}
-	if c.Password, err = pc.FieldString(fieldPassword); err != nil {
-		return fieldErrf(fieldPassword, "must be a string")
 	}
 	if c.JDBCURL, err = optString(pc, fieldJDBCURL); err != nil {
 		return err
@@ -143,9 +132,6 @@ func parseConnection(pc *service.ParsedConfig, c *Config) error {
 		if err := validateJDBCURL(c.JDBCURL); err != nil {
 			return fieldErr(fieldJDBCURL, err)
 		}
-	}
-	if c.TLS, c.TLSEnabled, err = pc.FieldTLSToggled(fieldTLS); err != nil {
-		return fieldErr(fieldTLS, err)
 	}
 	return nil
 }
@@ -331,31 +317,6 @@ func parsePositiveInt(pc *service.ParsedConfig, field string) (int, error) {
 	return n, nil
 }
 
-// parseFENodes splits a comma-separated host:port list.
-func parseFENodes(s string) ([]string, error) {
-	var out []string
-	for _, n := range strings.Split(s, ",") {
-		n = strings.TrimSpace(n)
-		host, port, err := net.SplitHostPort(n)
-		if err != nil || host == "" || strings.ContainsAny(host, " /") {
-			return nil, fmt.Errorf("fenodes entry %q must be host:http_port", n)
-		}
-		if err := checkPort(port); err != nil {
-			return nil, fmt.Errorf("fenodes entry %q: %w", n, err)
-		}
-		out = append(out, n)
-	}
-	return out, nil
-}
-
-func checkPort(s string) error {
-	p, err := strconv.Atoi(s)
-	if err != nil || len(s) > 5 || p < 1 || p > 65535 {
-		return fmt.Errorf("port %q is outside 1..65535", s)
-	}
-	return nil
-}
-
 var jdbcRe = regexp.MustCompile(`^jdbc:mysql://(\[[0-9A-Fa-f:.]+\]|[^:/?\s\[\]]+):([0-9]{1,5})(/[^/?\s]*)?(\?\S*)?$`)
 
 // validateJDBCURL checks jdbc:mysql://host:port[/db][?k=v]. The URL is never
@@ -365,7 +326,7 @@ func validateJDBCURL(s string) error {
 	if m == nil {
 		return errors.New("jdbc_url must look like jdbc:mysql://host:port[/db][?k=v]")
 	}
-	if err := checkPort(m[2]); err != nil {
+	if err := doris.CheckPort(m[2]); err != nil {
 		return errors.New("jdbc_url has a port outside 1..65535")
 	}
 	return nil
