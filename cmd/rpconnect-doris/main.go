@@ -1,5 +1,5 @@
 // Command rpconnect-doris is a Redpanda Connect (Benthos v4) distribution made
-// of the benthos pure and io components plus the doris_binlog input.
+// of the benthos pure and io components plus the doris_binlog input and the doris_load output.
 package main
 
 import (
@@ -10,6 +10,7 @@ import (
 	"github.com/redpanda-data/benthos/v4/public/service"
 
 	_ "github.com/rpconnect-doris/rpconnect-doris/input"
+	_ "github.com/rpconnect-doris/rpconnect-doris/output"
 )
 
 // Set at build time with -ldflags "-X main.version=... -X main.dateBuilt=...".
