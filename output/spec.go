@@ -97,8 +97,7 @@ func targetFields() []*service.ConfigField {
 		service.NewStringMapField(fieldHeaders).
 			Description("Further Stream Load headers, passed as they are, for example `column_separator` or `where`. Headers that fields set (`label`, `format`, `columns`, `two_phase_commit`, `group_commit`, …) are refused.").
 			Example(map[string]any{"column_separator": ","}).
-			Default(map[string]any{}).
-			LintRule(`root = this.keys().filter(k -> ` + quotedList(managedHeaders) + `.contains(k.lowercase())).map_each(k -> "headers.%s is set by doris_load itself; use its field instead".format(k))`),
+			Default(map[string]any{}),
 	}
 }
 
@@ -154,11 +153,12 @@ func quotedList(xs []string) string {
 	return "[" + strings.Join(q, ", ") + "]"
 }
 
-const specLintRule = `let gc = this.group_commit.or("off_mode").string().lowercase()
+var specLintRule = `let hdr = this.headers.or({}).keys().filter(k -> ` + quotedList(managedHeaders) + `.contains(k.lowercase())).map_each(k -> "headers.%s is set by doris_load itself; use its field instead".format(k))
+let gc = this.group_commit.or("off_mode").string().lowercase()
 root = [
   if $gc != "off_mode" && this.two_phase_commit.or(false) { "two_phase_commit cannot be combined with group_commit %s: Doris refuses two-phase commit in group commit".format($gc) } else { "" },
   if $gc != "off_mode" && this.label_prefix.or("") != "" { "label_prefix cannot be combined with group_commit %s: Doris refuses labels in group commit".format($gc) } else { "" },
   if this.partial_columns.or(false) && this.columns.or("") == "" { "partial_columns needs columns: the columns each row updates" } else { "" },
   if this.sequence_column.or("") != "" && this.format.or("json").string().lowercase() != "json" { "sequence_column needs format json" } else { "" },
   if $gc == "off_mode" && this.cdc.or("auto").string().lowercase() != "false" && this.batching.period.or("") != "" { "batching.period cuts batches by time, so a batch replayed after a restart may hold other rows, get another label and load twice: batch by count, or set cdc: false when the messages carry no source positions" } else { "" },
-]`
+].concat($hdr)`
