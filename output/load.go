@@ -147,4 +147,3 @@ func (o *dorisLoad) abortAll(ls []*loaded, cause error) error {
 	}
 	return cause
 }
-
