@@ -66,3 +66,12 @@ func (c slowConn) Read(p []byte) (int, error) {
 	}
 	return c.Conn.Read(p)
 }
+
+// BeginLoad returns the store's load txn as the FE API's interface.
+func (b backend) BeginLoad(db, label string) (feapi.LoadTxn, error) {
+	lt, err := b.Store.BeginLoad(db, label)
+	if err != nil {
+		return nil, err
+	}
+	return lt, nil
+}

@@ -221,7 +221,7 @@ func TestHTTPAndMySQLEndToEnd(t *testing.T) {
 	}
 	code, data = httpDo(t, s, "PUT", "/api/db1/all_types/_stream_load", "10\t1\n11\t0\n",
 		map[string]string{"Expect": "100-continue", "label": "seed-1", "columns": "id,c_bool"})
-	if code != 200 || !strings.Contains(string(data), `"Status":"Success"`) || !strings.Contains(string(data), `"NumberLoadedRows":2`) {
+	if code != 200 || !strings.Contains(string(data), `"Status": "Success"`) || !strings.Contains(string(data), `"NumberLoadedRows": 2`) {
 		t.Fatalf("stream load %d %s", code, data)
 	}
 	db, err := sql.Open("mysql", "root:pw@tcp("+s.MySQLAddr()+")/db1")

@@ -207,7 +207,7 @@ func TestStreamLoad(t *testing.T) {
 	srv, b := newTestServer(t)
 	url := srv.URL + "/api/sales/orders/_stream_load"
 	resp, data := do(t, "PUT", url, "1\tnew\t1.00\n", map[string]string{"label": "l0"})
-	if !strings.Contains(string(data), `"Status":"Fail"`) || len(b.loads) != 0 {
+	if !strings.Contains(string(data), `"status":"FAILED"`) || len(b.loads) != 0 {
 		t.Fatalf("load without Expect: %d %s", resp.StatusCode, data)
 	}
 	resp, data = do(t, "PUT", url, "1\tnew\t1.00\n2\t\\N\t2.50\nbad-row\n", map[string]string{
@@ -224,13 +224,14 @@ func TestStreamLoad(t *testing.T) {
 		t.Fatalf("load request %+v", got)
 	}
 	_, data = do(t, "PUT", url, "1\tx\t1\n", map[string]string{"label": "l1", "Expect": "100-continue"})
-	if !strings.Contains(string(data), `"Status":"Label Already Exists"`) {
+	if !strings.Contains(string(data), `"Status": "Label Already Exists"`) ||
+		!strings.Contains(string(data), `"Message": "[LABEL_ALREADY_EXISTS]TStatus: errCode = 2, detailMessage = Label [l1] has already been used, relate to txn [7]"`) {
 		t.Fatalf("duplicate label: %s", data)
 	}
 	_, data = do(t, "PUT", url, `[{"order_id":3,"status":"paid","__DORIS_DELETE_SIGN__":1},{"order_id":4,"status":null}]`, map[string]string{
 		"label": "l2", "Expect": "100-continue", "format": "json", "strip_outer_array": "true",
 		"columns": "order_id,status,__DORIS_DELETE_SIGN__", "partial_columns": "true", "merge_type": "merge"})
-	if !strings.Contains(string(data), `"Status":"Success"`) {
+	if !strings.Contains(string(data), `"Status": "Success"`) {
 		t.Fatalf("json load: %s", data)
 	}
 	got = b.loads[1]
@@ -242,7 +243,7 @@ func TestStreamLoad(t *testing.T) {
 		"label": "l3", "Expect": "100-continue", "format": "json", "read_json_by_line": "true",
 		"hidden_columns": "__DORIS_DELETE_SIGN__"})
 	got = b.loads[2]
-	if !strings.Contains(string(data), `"Status":"Success"`) || strings.Join(got.Columns, ",") != "order_id,status,amount,__DORIS_DELETE_SIGN__" ||
+	if !strings.Contains(string(data), `"Status": "Success"`) || strings.Join(got.Columns, ",") != "order_id,status,amount,__DORIS_DELETE_SIGN__" ||
 		*got.Rows[0][3] != "1" {
 		t.Fatalf("hidden_columns load: %s %+v", data, got)
 	}

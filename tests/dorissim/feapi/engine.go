@@ -4,8 +4,6 @@
 package feapi
 
 import (
-	"context"
-
 	"github.com/rpconnect-doris/rpconnect-doris/tests/dorissim/session"
 	"github.com/rpconnect-doris/rpconnect-doris/tests/dorissim/storage"
 )
@@ -22,7 +20,20 @@ type Backend interface {
 	NewSession(user string) Session
 	CurrentTSO() storage.TSO
 	Table(db, table string) (*storage.TableInfo, error)
-	Load(ctx context.Context, db, table string, req storage.LoadRequest) (storage.LoadResult, error)
+	// BeginLoad begins a stream load's txn and reserves its label.
+	BeginLoad(db, label string) (LoadTxn, error)
+	// Txn2PC commits or aborts a pre-committed load by txn id (or label when 0).
+	Txn2PC(db string, txnID int64, label, operation string) (storage.LoadResult, error)
+	LabelState(db, label string) (storage.TxnStatus, error)
+	// GroupCommitLoad adds a load to the table's group commit batch.
+	GroupCommitLoad(db, table string, req storage.LoadRequest, mode string) (storage.GroupCommitResult, error)
+}
+
+// LoadTxn is one stream load's transaction (storage.LoadTxn).
+type LoadTxn interface {
+	TxnID() int64
+	Run(table string, req storage.LoadRequest) (storage.LoadResult, error)
+	Abort(reason string)
 }
 
 // Hooks connects the API to the simulator's fault injection.

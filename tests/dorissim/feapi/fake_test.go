@@ -44,18 +44,61 @@ func (b *fakeBackend) Table(db, table string) (*storage.TableInfo, error) {
 	return &storage.TableInfo{DB: db, Def: ordersDef, TabletIDs: []int64{11017, 11018}}, nil
 }
 
-func (b *fakeBackend) Load(ctx context.Context, db, table string, req storage.LoadRequest) (storage.LoadResult, error) {
+// BeginLoad reserves the label; fakeLoadTxn records what Run receives.
+func (b *fakeBackend) BeginLoad(db, label string) (LoadTxn, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.labels == nil {
 		b.labels = map[string]bool{}
 	}
-	if b.labels[req.Label] {
-		return storage.LoadResult{}, &storage.Error{Code: 1105, Message: fmt.Sprintf("Label [%s] has already been used", req.Label)}
+	if b.labels[label] {
+		return nil, &storage.LabelUsedError{Label: label, TxnID: 7, JobStatus: "FINISHED"}
 	}
-	b.labels[req.Label] = true
+	b.labels[label] = true
+	return &fakeLoadTxn{b: b, label: label}, nil
+}
+
+type fakeLoadTxn struct {
+	b     *fakeBackend
+	label string
+}
+
+func (t *fakeLoadTxn) TxnID() int64 { return 42 }
+
+func (t *fakeLoadTxn) Run(table string, req storage.LoadRequest) (storage.LoadResult, error) {
+	t.b.mu.Lock()
+	defer t.b.mu.Unlock()
+	t.b.loads = append(t.b.loads, req)
+	return storage.LoadResult{TxnID: 42, Loaded: int64(len(req.Rows))}, nil
+}
+
+func (t *fakeLoadTxn) Abort(string) {
+	t.b.mu.Lock()
+	defer t.b.mu.Unlock()
+	delete(t.b.labels, t.label)
+}
+
+func (b *fakeBackend) Txn2PC(db string, txnID int64, label, op string) (storage.LoadResult, error) {
+	if txnID != 42 {
+		return storage.LoadResult{}, &storage.Error{Code: 1105, Message: fmt.Sprintf("transaction [%d] not found", txnID)}
+	}
+	return storage.LoadResult{TxnID: 42}, nil
+}
+
+func (b *fakeBackend) LabelState(db, label string) (storage.TxnStatus, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.labels[label] {
+		return storage.TxnVisible, nil
+	}
+	return storage.TxnUnknown, nil
+}
+
+func (b *fakeBackend) GroupCommitLoad(db, table string, req storage.LoadRequest, mode string) (storage.GroupCommitResult, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
 	b.loads = append(b.loads, req)
-	return storage.LoadResult{TxnID: int64(len(b.loads)), Loaded: int64(len(req.Rows))}, nil
+	return storage.GroupCommitResult{TxnID: 43, Label: "group_commit_0123456789abcdef_0123456789abcdef", Loaded: int64(len(req.Rows))}, nil
 }
 
 func (b *fakeBackend) TakeTSOError() bool {

@@ -26,28 +26,31 @@ func separator(v, def string) (string, error) {
 	return strings.ReplaceAll(strings.ReplaceAll(v, `\t`, "\t"), `\n`, "\n"), nil
 }
 
-// parseCSV splits the body into rows; `\N` is NULL.
-func parseCSV(h http.Header, body []byte, ncols int) ([][]*string, int64, int64, error) {
+// parseCSV splits the body into rows; `\N` is NULL. Lines whose field
+// count does not match are filtered, each with the error-log line Doris
+// writes for it.
+func parseCSV(h http.Header, body []byte, ncols int) ([][]*string, int64, []string, error) {
 	colSep, err := separator(h.Get("column_separator"), "\t")
 	if err != nil {
-		return nil, 0, 0, fmt.Errorf("column_separator: %w", err)
+		return nil, 0, nil, fmt.Errorf("column_separator: %w", err)
 	}
 	lineSep, err := separator(h.Get("line_delimiter"), "\n")
 	if err != nil {
-		return nil, 0, 0, fmt.Errorf("line_delimiter: %w", err)
+		return nil, 0, nil, fmt.Errorf("line_delimiter: %w", err)
 	}
 	text := strings.TrimSuffix(string(body), lineSep)
 	if text == "" {
-		return nil, 0, 0, nil
+		return nil, 0, nil, nil
 	}
 	var rows [][]*string
-	var total, filtered int64
+	var total int64
+	var filtered []string
 	for _, line := range strings.Split(text, lineSep) {
 		total++
 		line = strings.TrimSuffix(line, "\r")
 		fields := strings.Split(line, colSep)
 		if len(fields) != ncols {
-			filtered++
+			filtered = append(filtered, csvRejectReason(len(fields), ncols, lineSep, colSep, line))
 			continue
 		}
 		row := make([]*string, ncols)
@@ -59,6 +62,17 @@ func parseCSV(h http.Header, body []byte, ncols int) ([][]*string, int64, int64,
 		rows = append(rows, row)
 	}
 	return rows, total, filtered, nil
+}
+
+// csvRejectReason follows the BE's CSV reader error-log text.
+func csvRejectReason(got, want int, lineSep, colSep, line string) string {
+	cmp := "less than"
+	if got > want {
+		cmp = "more than"
+	}
+	return fmt.Sprintf("Reason: actual column number in csv file is %s schema column number.actual number: %d, "+
+		"schema column number: %d; line delimiter: [%s], column separator: [%s], . src line [%s];",
+		cmp, got, want, lineSep, colSep, line)
 }
 
 // parseJSON reads one object per line (or a stream of objects), or with

@@ -17,7 +17,8 @@ type Config struct {
 }
 
 type api struct {
-	cfg Config
+	cfg       Config
+	errorLogs errorLogs
 }
 
 // New returns the FE HTTP handler.
@@ -39,6 +40,11 @@ func New(cfg Config) http.Handler {
 	mux.HandleFunc("GET /api/{db}/{table}/_query_plan", a.auth(a.queryPlan))
 	mux.HandleFunc("PUT /api/{db}/{table}/_stream_load", a.auth(a.streamLoadRedirect))
 	mux.HandleFunc("PUT "+beLoadPrefix+"{db}/{table}/_stream_load", a.auth(a.streamLoad))
+	mux.HandleFunc("PUT /api/{db}/_stream_load_2pc", a.auth(a.streamLoad2PCRedirect))
+	mux.HandleFunc("PUT /api/{db}/{table}/_stream_load_2pc", a.auth(a.streamLoad2PCRedirect))
+	mux.HandleFunc("PUT "+beLoadPrefix+"{db}/_stream_load_2pc", a.auth(a.streamLoad2PC))
+	mux.HandleFunc("GET /api/{db}/get_load_state", a.auth(a.loadState))
+	mux.HandleFunc("GET /api/_load_error_log", a.errorLogs.serve)
 	mux.HandleFunc("POST /api/_sim/faults", a.auth(a.setFaults))
 	mux.HandleFunc("DELETE /api/_sim/faults", a.auth(a.clearFaults))
 	return mux

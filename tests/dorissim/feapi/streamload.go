@@ -1,7 +1,6 @@
 package feapi
 
 import (
-	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -23,7 +22,7 @@ const beLoadPrefix = "/api/_be/"
 // Expect: 100-continue and answers 307 towards a BE.
 func (a *api) streamLoadRedirect(w http.ResponseWriter, r *http.Request, _ string) {
 	if !strings.EqualFold(r.Header.Get("Expect"), "100-continue") {
-		writeJSON(w, http.StatusOK, loadResult{Status: "Fail", Message: "There is no 100-continue header"})
+		writeRestFailure(w, "There is no 100-continue header")
 		return
 	}
 	scheme := "http"
@@ -37,92 +36,76 @@ func (a *api) streamLoadRedirect(w http.ResponseWriter, r *http.Request, _ strin
 	http.Redirect(w, r, target, http.StatusTemporaryRedirect)
 }
 
-// loadResult is the BE's stream load answer.
-type loadResult struct {
-	TxnID                  int64  `json:"TxnId"`
-	Label                  string `json:"Label"`
-	Comment                string `json:"Comment"`
-	TwoPhaseCommit         string `json:"TwoPhaseCommit"`
-	Status                 string `json:"Status"`
-	ExistingJobStatus      string `json:"ExistingJobStatus,omitempty"`
-	Message                string `json:"Message"`
-	NumberTotalRows        int64  `json:"NumberTotalRows"`
-	NumberLoadedRows       int64  `json:"NumberLoadedRows"`
-	NumberFilteredRows     int64  `json:"NumberFilteredRows"`
-	NumberUnselectedRows   int64  `json:"NumberUnselectedRows"`
-	LoadBytes              int64  `json:"LoadBytes"`
-	LoadTimeMs             int64  `json:"LoadTimeMs"`
-	BeginTxnTimeMs         int64  `json:"BeginTxnTimeMs"`
-	StreamLoadPutTimeMs    int64  `json:"StreamLoadPutTimeMs"`
-	ReadDataTimeMs         int64  `json:"ReadDataTimeMs"`
-	WriteDataTimeMs        int64  `json:"WriteDataTimeMs"`
-	CommitAndPublishTimeMs int64  `json:"CommitAndPublishTimeMs"`
-	ErrorURL               string `json:"ErrorURL,omitempty"`
-}
-
-// streamLoad is the BE side: parse the body and load it in one transaction.
+// streamLoad is the BE side. As in Doris the transaction (and the label)
+// is begun from the headers, before the body is read; the body is then
+// parsed and loaded in that transaction.
 func (a *api) streamLoad(w http.ResponseWriter, r *http.Request, _ string) {
 	start := time.Now()
 	db, table := r.PathValue("db"), r.PathValue("table")
-	label := r.Header.Get("label")
-	if label == "" {
-		label = newLabel()
+	res := loadResult{Label: r.Header.Get("label"), Comment: r.Header.Get("comment"), TwoPhaseCommit: "false"}
+	twoPC := r.Header.Get("two_phase_commit") == "true"
+	if twoPC {
+		res.TwoPhaseCommit = "true"
 	}
-	res := loadResult{Label: label, TwoPhaseCommit: "false"}
+	mode, err := groupCommitMode(r, res.Label, twoPC)
+	if err != nil {
+		a.writeLoad(w, res, err, start)
+		return
+	}
+	if mode != "" {
+		a.groupCommitLoad(w, r, res, mode, start)
+		return
+	}
+	if res.Label == "" {
+		res.Label = newLabel()
+	}
+	res.TxnID = -1
+	begin := time.Now()
+	lt, err := a.cfg.Backend.BeginLoad(db, res.Label)
+	res.begin = since(begin)
+	if err != nil {
+		a.writeLoad(w, res, fromFE(err), start)
+		return
+	}
+	res.TxnID = lt.TxnID()
+	req, filtered, err := a.readLoad(r, &res, db, table)
+	if err == nil {
+		req.Label, req.TwoPhaseCommit = res.Label, twoPC
+		err = checkFilterRatio(r.Header, res.NumberTotalRows, int64(len(filtered)))
+	}
+	if len(filtered) > 0 {
+		res.NumberFilteredRows = int64(len(filtered))
+		res.ErrorURL = a.errorLogs.put(r, filtered)
+	}
+	if err != nil {
+		lt.Abort(err.Error())
+		a.writeLoad(w, res, err, start)
+		return
+	}
+	write := time.Now()
+	out, err := lt.Run(table, req)
+	res.WriteDataTimeMs = since(write)
+	res.commit = res.WriteDataTimeMs
+	if err == nil {
+		res.NumberLoadedRows = out.Loaded
+	}
+	a.writeLoad(w, res, err, start)
+}
+
+// readLoad reads and parses the body, filling the byte and row counts.
+func (a *api) readLoad(r *http.Request, res *loadResult, db, table string) (storage.LoadRequest, []string, error) {
+	read := time.Now()
 	body, err := io.ReadAll(r.Body)
+	res.ReadDataTimeMs = since(read)
 	res.LoadBytes = int64(len(body))
 	if err != nil {
-		a.failLoad(w, res, "Fail", fmt.Errorf("read stream load body for %s.%s: %w", db, table, err), start)
-		return
+		return storage.LoadRequest{}, nil, fmt.Errorf("read stream load body for %s.%s: %w", db, table, err)
 	}
+	put := time.Now()
 	req, total, filtered, err := a.parseLoad(r.Header, db, table, body)
+	res.StreamLoadPutTimeMs = since(put)
 	res.NumberTotalRows = total
-	if err != nil {
-		a.failLoad(w, res, "Fail", err, start)
-		return
-	}
-	req.Label = label
-	if err := checkFilterRatio(r.Header, total, filtered); err != nil {
-		res.NumberFilteredRows = filtered
-		a.failLoad(w, res, "Fail", err, start)
-		return
-	}
-	out, err := a.cfg.Backend.Load(context.WithoutCancel(r.Context()), db, table, req)
-	res.TxnID = out.TxnID
-	res.NumberLoadedRows = out.Loaded
-	res.NumberFilteredRows = filtered + out.Filtered
-	if err != nil {
-		status := "Fail"
-		if labelExists(err) {
-			status, res.ExistingJobStatus = "Label Already Exists", "FINISHED"
-		}
-		a.failLoad(w, res, status, err, start)
-		return
-	}
-	writeLoad(w, res, "Success", nil, start)
-}
-
-// labelExists recognizes storage's duplicate-label error.
-func labelExists(err error) bool {
-	var se *storage.Error
-	if errors.As(err, &se) && se.Name == "LABEL_ALREADY_EXISTS" {
-		return true
-	}
-	return strings.Contains(err.Error(), "has already been used")
-}
-
-func (a *api) failLoad(w http.ResponseWriter, res loadResult, status string, err error, start time.Time) {
-	a.cfg.Logf("stream load %s: %s: %v", res.Label, status, err)
-	writeLoad(w, res, status, err, start)
-}
-
-func writeLoad(w http.ResponseWriter, res loadResult, status string, err error, start time.Time) {
-	res.Status, res.Message = status, "OK"
-	if err != nil {
-		res.Message = err.Error()
-	}
-	res.LoadTimeMs = time.Since(start).Milliseconds()
-	writeJSON(w, http.StatusOK, res)
+	return req, filtered, err
 }
 
 func checkFilterRatio(h http.Header, total, filtered int64) error {
@@ -143,15 +126,19 @@ func checkFilterRatio(h http.Header, total, filtered int64) error {
 	return nil
 }
 
+// newLabel is the BE's generate_uuid_string: a random UUID.
 func newLabel() string {
-	var b [8]byte
+	var b [16]byte
 	_, _ = rand.Read(b[:])
-	return "stream_load_" + hex.EncodeToString(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	h := hex.EncodeToString(b[:])
+	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
 }
 
 // parseLoad turns the body into a storage load request. Rows whose field
 // count does not match the columns are counted as filtered, as Doris does.
-func (a *api) parseLoad(h http.Header, db, table string, body []byte) (storage.LoadRequest, int64, int64, error) {
+func (a *api) parseLoad(h http.Header, db, table string, body []byte) (storage.LoadRequest, int64, []string, error) {
 	req := storage.LoadRequest{
 		PartialColumns: strings.EqualFold(h.Get("partial_columns"), "true"),
 		MergeType:      strings.ToUpper(strings.TrimSpace(h.Get("merge_type"))),
@@ -162,15 +149,17 @@ func (a *api) parseLoad(h http.Header, db, table string, body []byte) (storage.L
 	switch req.MergeType {
 	case "APPEND", "DELETE", "MERGE":
 	default:
-		return req, 0, 0, fmt.Errorf("unknown merge_type %q", req.MergeType)
+		return req, 0, nil, fmt.Errorf("unknown merge_type %q", req.MergeType)
 	}
 	cols, err := a.loadColumns(h, db, table)
 	if err != nil {
-		return req, 0, 0, err
+		return req, 0, nil, err
 	}
+	req.SequenceSource = strings.TrimSpace(h.Get("function_column.sequence_col"))
 	req.Columns = cols
 	var rows [][]*string
-	var total, filtered int64
+	var total int64
+	var filtered []string
 	switch strings.ToLower(h.Get("format")) {
 	case "", "csv":
 		rows, total, filtered, err = parseCSV(h, body, len(cols))

@@ -10,6 +10,14 @@ func (tx *Txn) Commit() (TSO, error) {
 	}
 	tx.s.mu.Lock()
 	defer tx.s.mu.Unlock()
+	return tx.commitLocked()
+}
+
+// commitLocked is Commit for callers holding the store write lock.
+func (tx *Txn) commitLocked() (TSO, error) {
+	if tx.done {
+		return TSO{}, errorf("transaction %d is already finished", tx.id)
+	}
 	defer tx.finishLocked()
 	if err := tx.checkTablesLocked(); err != nil {
 		return TSO{}, err

@@ -1,7 +1,6 @@
 package storage
 
 import (
-	"context"
 	"fmt"
 	"strings"
 )
@@ -24,13 +23,17 @@ type LoadRequest struct {
 	Rows           [][]*string // text values as loaded (nil = NULL), aligned with Columns
 	PartialColumns bool
 	MergeType      string // APPEND (default), DELETE, MERGE
+	TwoPhaseCommit bool   // pre-commit only; _stream_load_2pc commits or aborts
+	// SequenceSource names the load column mapped to a hidden
+	// __DORIS_SEQUENCE_COL__ (the function_column.sequence_col header).
+	SequenceSource string
 }
 
-// LoadResult reports a committed load.
+// LoadResult reports a committed (or pre-committed) load.
 type LoadResult struct {
 	TxnID            int64
 	Loaded, Filtered int64
-	TSO              TSO
+	TSO              TSO // zero while pre-committed
 }
 
 // loadPlan maps load columns onto table columns.
@@ -39,81 +42,6 @@ type loadPlan struct {
 	target   []int // table column index per load column, -1 for the delete sign
 	set      []bool
 	mergeTyp string
-}
-
-// Load runs a stream load as one transaction. Any row that fails conversion
-// fails the whole load (Doris's default max_filter_ratio is 0).
-func (s *Store) Load(ctx context.Context, db, table string, req LoadRequest) (LoadResult, error) {
-	if err := ctx.Err(); err != nil {
-		return LoadResult{}, errorf("stream load into %s.%s cancelled: %v", db, table, err)
-	}
-	tx := s.Begin()
-	if err := s.reserveLabel(db, req.Label, tx.id); err != nil {
-		return LoadResult{}, err
-	}
-	res, err := s.runLoad(tx, db, table, req)
-	if err != nil {
-		tx.Rollback()
-		s.releaseLabel(db, req.Label, tx.id)
-		return res, err
-	}
-	return res, nil
-}
-
-func (s *Store) runLoad(tx *Txn, db, table string, req LoadRequest) (LoadResult, error) {
-	res := LoadResult{TxnID: tx.id}
-	tt, cols, err := tx.tableFor(db, table)
-	if err != nil {
-		return res, err
-	}
-	plan, err := planLoad(tt.t, cols, req)
-	if err != nil {
-		return res, err
-	}
-	for n, raw := range req.Rows {
-		o, err := plan.rowOp(tt.t, raw)
-		if err != nil {
-			res.Filtered = int64(len(req.Rows) - n)
-			return res, errorf("[DATA_QUALITY_ERROR]too many filtered rows: row %d: %v", n+1, err)
-		}
-		tt.ops = append(tt.ops, o)
-	}
-	tso, err := tx.Commit()
-	if err != nil {
-		return res, err
-	}
-	res.Loaded, res.TSO = int64(len(req.Rows)), tso
-	return res, nil
-}
-
-func (s *Store) reserveLabel(db, label string, txnID int64) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	d, ok := s.dbs[db]
-	if !ok {
-		return errUnknownDB(db)
-	}
-	if label == "" {
-		return nil
-	}
-	if prev, used := d.labels[label]; used {
-		return &Error{Code: CodeGeneric, Name: "LABEL_ALREADY_EXISTS",
-			Message: fmt.Sprintf("Label [%s] has already been used, relate to txn [%d]", label, prev)}
-	}
-	d.labels[label] = txnID
-	return nil
-}
-
-// releaseLabel frees the label of a failed load, which Doris lets you reuse.
-func (s *Store) releaseLabel(db, label string, txnID int64) {
-	if label == "" {
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if d, ok := s.dbs[db]; ok && d.labels[label] == txnID {
-		delete(d.labels, label)
-	}
 }
 
 func planLoad(t *table, cols []Column, req LoadRequest) (*loadPlan, error) {

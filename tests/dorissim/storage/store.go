@@ -10,6 +10,8 @@ import (
 type Options struct {
 	Clock              func() time.Time // default time.Now
 	VisibleWaitTimeout time.Duration    // default 5s
+	LabelKeep          time.Duration    // how long finished load labels are kept; default DefaultLabelKeep
+	PrecommitTimeout   time.Duration    // 2PC pre-committed txns abort after this; default DefaultPrecommitTimeout
 }
 
 // firstTabletID is where the global tablet id counter starts; ids are never reused.
@@ -31,12 +33,18 @@ type Store struct {
 	// waking @incr visible waits.
 	txnEnded   chan struct{}
 	forced5101 int
+	loads      map[int64]*loadEntry // load txns by id, for _stream_load_2pc
+
+	groupMu sync.Mutex
+	groups  map[string]*groupBatch // open group commit batch per db\x00table
 }
 
 type database struct {
 	name   string
 	tables map[string]*table
-	labels map[string]int64 // stream load label -> txn id
+	labels map[string]*loadEntry // stream load label -> its latest txn
+	// lastSweepMs is when expired labels were last dropped.
+	lastSweepMs int64
 }
 
 // New creates an empty Store.
@@ -47,6 +55,12 @@ func New(opts Options) *Store {
 	if opts.VisibleWaitTimeout <= 0 {
 		opts.VisibleWaitTimeout = 5 * time.Second
 	}
+	if opts.LabelKeep <= 0 {
+		opts.LabelKeep = DefaultLabelKeep
+	}
+	if opts.PrecommitTimeout <= 0 {
+		opts.PrecommitTimeout = DefaultPrecommitTimeout
+	}
 	return &Store{
 		opts:       opts,
 		oracle:     &oracle{clock: opts.Clock},
@@ -54,6 +68,8 @@ func New(opts Options) *Store {
 		nextTablet: firstTabletID,
 		nextTxnID:  1,
 		txnEnded:   make(chan struct{}),
+		loads:      map[int64]*loadEntry{},
+		groups:     map[string]*groupBatch{},
 	}
 }
 
@@ -77,7 +93,7 @@ func (s *Store) CreateDatabase(name string, ifNotExists bool) error {
 		}
 		return &Error{Code: CodeDBExists, Message: "Can't create database '" + name + "'; database exists"}
 	}
-	s.dbs[name] = &database{name: name, tables: map[string]*table{}, labels: map[string]int64{}}
+	s.dbs[name] = &database{name: name, tables: map[string]*table{}, labels: map[string]*loadEntry{}}
 	return nil
 }
 
