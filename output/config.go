@@ -39,6 +39,7 @@ type config struct {
 	seqKey         []byte // the sequence column as a JSON key
 	labelPrefix    string
 	twoPC          bool
+	retryInOrder   bool
 	groupCommit    string
 	retries        int
 	connectTimeout time.Duration
@@ -197,6 +198,9 @@ func parseLabels(pc *service.ParsedConfig, c *config) error {
 	if c.twoPC, err = pc.FieldBool(fieldTwoPhaseCommit); err != nil {
 		return fieldErr(fieldTwoPhaseCommit, err)
 	}
+	if c.retryInOrder, err = pc.FieldBool(fieldRetryInOrder); err != nil {
+		return fieldErr(fieldRetryInOrder, err)
+	}
 	c.groupCommit, err = parseEnum(pc, fieldGroupCommit, groupCommitOff, "sync_mode", "async_mode")
 	return err
 }
@@ -227,6 +231,8 @@ func (c *config) crossCheck() error {
 	switch {
 	case c.groupCommit != groupCommitOff && c.twoPC:
 		return fmt.Errorf("field %s: two_phase_commit cannot be combined with group_commit %s: Doris refuses two-phase commit in group commit", fieldTwoPhaseCommit, c.groupCommit)
+	case c.groupCommit != groupCommitOff && c.labelPrefix != defaultLabelPrefix:
+		return fmt.Errorf("field %s: label_prefix cannot be combined with group_commit %s: Doris refuses labels in group commit", fieldLabelPrefix, c.groupCommit)
 	case c.partial && c.columns == "":
 		return fmt.Errorf("field %s: partial_columns needs columns: the columns each row updates", fieldPartialColumns)
 	case c.seqCol != "" && c.format != formatJSON:

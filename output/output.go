@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/redpanda-data/benthos/v4/public/service"
 
@@ -52,6 +53,8 @@ type dorisLoad struct {
 	log     *service.Logger
 	pending *pendingLabels
 
+	retryFirst, retryMax time.Duration
+
 	modelsMu sync.Mutex
 	models   map[string]string // target -> keysType
 }
@@ -76,6 +79,9 @@ func newDorisLoad(conf *config, log *service.Logger) (*dorisLoad, error) {
 		log:     log,
 		pending: newPendingLabels(),
 		models:  map[string]string{},
+
+		retryFirst: retryFirstWait,
+		retryMax:   retryMaxWait,
 	}, nil
 }
 
@@ -85,49 +91,6 @@ func (o *dorisLoad) Connect(context.Context) error { return nil }
 func (o *dorisLoad) Close(context.Context) error {
 	o.tr.close()
 	o.fe.Close()
-	return nil
-}
-
-// WriteBatch loads each target's share of the batch, then (two_phase_commit)
-// commits them all. Any failure fails the whole batch; what was loaded stays
-// loaded under its label, so the retry skips it.
-func (o *dorisLoad) WriteBatch(ctx context.Context, batch service.MessageBatch) error {
-	parts, err := o.split(batch)
-	if err != nil {
-		return err
-	}
-	for _, p := range parts {
-		if o.needsModel(p) {
-			if p.model, err = o.tableModel(ctx, p); err != nil {
-				return err
-			}
-		}
-		if err := o.encode(batch, p); err != nil {
-			return err
-		}
-		o.assignLabel(p)
-	}
-	done := make([]*loaded, 0, len(parts))
-	for _, p := range parts {
-		if p.rows == 0 {
-			continue
-		}
-		l, err := o.loadPart(ctx, p)
-		if err != nil {
-			o.keepLabels(parts)
-			return o.abortAll(done, err)
-		}
-		done = append(done, l)
-	}
-	for i, l := range done {
-		if !l.precommitted {
-			continue
-		}
-		if err := o.finishTxn(ctx, l, txnCommit); err != nil {
-			o.keepLabels(parts)
-			return o.abortAll(done[i+1:], err)
-		}
-	}
 	return nil
 }
 

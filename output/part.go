@@ -142,6 +142,7 @@ func (o *dorisLoad) needsModel(p *part) bool {
 // encode writes the part's Stream Load body.
 func (o *dorisLoad) encode(batch service.MessageBatch, p *part) error {
 	var buf bytes.Buffer
+	p.rows = 0
 	deleteSign := p.cdc && p.model == keysUnique
 	for k, i := range p.msgs {
 		op := p.ops[k]

@@ -24,6 +24,7 @@ const (
 	fieldLabelPrefix     = "label_prefix"
 	fieldTwoPhaseCommit  = "two_phase_commit"
 	fieldGroupCommit     = "group_commit"
+	fieldRetryInOrder    = "retry_in_order"
 	fieldRetries         = "request_retries"
 	fieldConnectTimeout  = "request_connect_timeout"
 	fieldReadTimeout     = "request_read_timeout"
@@ -132,6 +133,9 @@ func labelFields() []*service.ConfigField {
 
 func requestFields() []*service.ConfigField {
 	return []*service.ConfigField{
+		service.NewBoolField(fieldRetryInOrder).
+			Description("When a batch of change events fails to load (after `request_retries`), retry it here, with a backoff growing from 1s to 30s and an error logged per attempt, instead of failing it. A failed batch handed back to Benthos lets later batches load first, and an older change would overwrite a newer one. Errors that repeat on every attempt (a delete into a DUPLICATE KEY table, a message that is not a JSON object) still fail the batch. Set to false to fail batches instead, for example to route them to a `fallback` output; other messages always fail the batch.").
+			Default(true),
 		service.NewIntField(fieldRetries).
 			Description("Attempts per request, across the `fenodes` in turn, on connection errors and 5xx answers, with jittered backoff. Every attempt reuses the label, so a load whose answer was lost is not loaded twice.").
 			Default(5).
@@ -157,7 +161,7 @@ var specLintRule = `let hdr = this.headers.or({}).keys().filter(k -> ` + quotedL
 let gc = this.group_commit.or("off_mode").string().lowercase()
 root = [
   if $gc != "off_mode" && this.two_phase_commit.or(false) { "two_phase_commit cannot be combined with group_commit %s: Doris refuses two-phase commit in group commit".format($gc) } else { "" },
-  if $gc != "off_mode" && this.label_prefix.or("") != "" { "label_prefix cannot be combined with group_commit %s: Doris refuses labels in group commit".format($gc) } else { "" },
+  if $gc != "off_mode" && this.label_prefix.or("rpconnect_doris") != "rpconnect_doris" { "label_prefix cannot be combined with group_commit %s: Doris refuses labels in group commit".format($gc) } else { "" },
   if this.partial_columns.or(false) && this.columns.or("") == "" { "partial_columns needs columns: the columns each row updates" } else { "" },
   if this.sequence_column.or("") != "" && this.format.or("json").string().lowercase() != "json" { "sequence_column needs format json" } else { "" },
   if $gc == "off_mode" && this.cdc.or("auto").string().lowercase() != "false" && this.batching.period.or("") != "" { "batching.period cuts batches by time, so a batch replayed after a restart may hold other rows, get another label and load twice: batch by count, or set cdc: false when the messages carry no source positions" } else { "" },

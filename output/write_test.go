@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/redpanda-data/benthos/v4/public/service"
 )
@@ -154,7 +155,7 @@ func TestTwoPhaseCommitCommitsAfterAllTargets(t *testing.T) {
 	f := newFakeDoris(t)
 	f.models["shop_replica.a"] = keysUnique
 	f.models["shop_replica.b"] = keysUnique
-	o := newTestOutput(t, f, routeYAML+"two_phase_commit: true\n")
+	o := newTestOutput(t, f, routeYAML+"two_phase_commit: true\nretry_in_order: false\n")
 	batch := service.MessageBatch{change(`{"id":1}`, "shop", "a", opInsert, 9, 1), change(`{"id":2}`, "shop", "b", opInsert, 9, 2)}
 	if err := o.WriteBatch(testCtx(t), batch); err != nil {
 		t.Fatal(err)
@@ -191,7 +192,7 @@ func TestTwoPhaseCommitCommitsAfterAllTargets(t *testing.T) {
 
 func TestGroupCommitSendsNoLabel(t *testing.T) {
 	f := newFakeDoris(t)
-	o := newTestOutput(t, f, "table_identifier: db.t\ngroup_commit: async_mode\n")
+	o := newTestOutput(t, f, "table_identifier: db.t\ngroup_commit: async_mode\nretry_in_order: false\n")
 	if err := o.WriteBatch(testCtx(t), service.MessageBatch{change(`{"id":1}`, "s", "t", opInsert, 3, 1)}); err == nil {
 		// db.t has no model in the fake: CDC needs it. Expect a clear error.
 		t.Fatal("missing table model went unnoticed")
@@ -205,5 +206,27 @@ func TestGroupCommitSendsNoLabel(t *testing.T) {
 	h := f.beLoads()[0].Header
 	if h.Get("group_commit") != "async_mode" || h.Get("label") != "" || h.Get("two_phase_commit") != "" {
 		t.Fatalf("group commit headers %v", h)
+	}
+}
+
+// TestChangesRetryInOrder: a failed batch of change events is retried in
+// WriteBatch until it loads, instead of being handed back to Benthos.
+func TestChangesRetryInOrder(t *testing.T) {
+	f := newFakeDoris(t)
+	f.models["db.t"] = keysUnique
+	o := newTestOutput(t, f, "table_identifier: db.t\nrequest_retries: 1\n")
+	o.retryFirst, o.retryMax = time.Millisecond, 2*time.Millisecond
+	f.loadStatus = []string{"Fail", "Fail", "Fail"}
+	if err := o.WriteBatch(testCtx(t), service.MessageBatch{change(`{"id":1}`, "s", "t", opInsert, 3, 1)}); err != nil {
+		t.Fatal(err)
+	}
+	loads := f.beLoads()
+	if len(loads) != 4 || len(f.visibleRows("db.t")) != 1 {
+		t.Fatalf("%d loads, rows %q: want three failures then the load", len(loads), f.visibleRows("db.t"))
+	}
+	for _, l := range loads {
+		if l.Header.Get("label") != loads[0].Header.Get("label") {
+			t.Fatal("in-order retries changed the label")
+		}
 	}
 }

@@ -50,3 +50,13 @@ func Now(t testing.TB, srv *dorissim.Server) string {
 		return ""
 	}
 }
+
+// MetaBridge is a processor that sets the metadata names doris_load reads
+// (database_schema, tso, lsn) from the names doris_binlog sets today
+// (database, doris_tso, doris_lsn). It keeps names that are already set, so
+// it stays harmless after the rename (issue 10); delete it then.
+const MetaBridge = `mutation: |
+  meta database_schema = @database_schema.or(@database)
+  meta tso = @tso.or(@doris_tso)
+  meta lsn = @lsn.or(@doris_lsn)
+`
