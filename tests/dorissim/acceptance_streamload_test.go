@@ -1,56 +1,18 @@
 package dorissim
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
 	"strings"
 	"testing"
-	"time"
 )
 
-// streamLoad sends a stream load the way Doris clients do: PUT to the FE
-// with Expect: 100-continue, then the same PUT, with credentials, to the BE
-// the FE redirects to with 307.
+// streamLoad sends a stream load into sales.<table> (see loadInto) and
+// fails the test unless Doris answers Success.
 func streamLoad(t *testing.T, s *Server, table, body string, hdr map[string]string) map[string]any {
 	t.Helper()
-	client := &http.Client{
-		Timeout:       30 * time.Second,
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-	}
-	put := func(url string) *http.Response {
-		t.Helper()
-		req, err := http.NewRequestWithContext(testCtx(t), http.MethodPut, url, strings.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		req.SetBasicAuth("root", "pw")
-		req.Header.Set("Expect", "100-continue")
-		for k, v := range hdr {
-			req.Header.Set(k, v)
-		}
-		resp, err := client.Do(req)
-		if err != nil {
-			t.Fatalf("stream load PUT %s: %v", url, err)
-		}
-		return resp
-	}
-	resp := put("http://" + s.HTTPAddr() + "/api/sales/" + table + "/_stream_load")
-	resp.Body.Close()
-	loc := resp.Header.Get("Location")
-	if resp.StatusCode != http.StatusTemporaryRedirect || loc == "" {
-		t.Fatalf("FE stream load answered %d (Location %q), want a 307 to a BE", resp.StatusCode, loc)
-	}
-	resp = put(loc)
-	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatalf("read stream load answer: %v", err)
-	}
-	var out map[string]any
-	if err := json.Unmarshal(data, &out); err != nil || resp.StatusCode != http.StatusOK || out["Status"] != "Success" {
-		t.Fatalf("stream load %d %s (%v)", resp.StatusCode, data, err)
+	out := loadInto(t, s, "sales", table, strings.NewReader(body), hdr)
+	if out["Status"] != "Success" {
+		t.Fatalf("stream load into sales.%s: %v", table, out)
 	}
 	return out
 }

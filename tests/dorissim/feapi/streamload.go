@@ -42,7 +42,8 @@ func (a *api) streamLoadRedirect(w http.ResponseWriter, r *http.Request, _ strin
 func (a *api) streamLoad(w http.ResponseWriter, r *http.Request, _ string) {
 	start := time.Now()
 	db, table := r.PathValue("db"), r.PathValue("table")
-	res := loadResult{Label: r.Header.Get("label"), Comment: r.Header.Get("comment"), TwoPhaseCommit: "false"}
+	// TxnId stays -1 (the BE's default_txn_id) until a txn is begun.
+	res := loadResult{TxnID: -1, Label: r.Header.Get("label"), Comment: r.Header.Get("comment"), TwoPhaseCommit: "false"}
 	twoPC := r.Header.Get("two_phase_commit") == "true"
 	if twoPC {
 		res.TwoPhaseCommit = "true"
@@ -59,7 +60,6 @@ func (a *api) streamLoad(w http.ResponseWriter, r *http.Request, _ string) {
 	if res.Label == "" {
 		res.Label = newLabel()
 	}
-	res.TxnID = -1
 	begin := time.Now()
 	lt, err := a.cfg.Backend.BeginLoad(db, res.Label)
 	res.begin = since(begin)

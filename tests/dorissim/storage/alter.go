@@ -34,6 +34,7 @@ func (s *Store) TruncateTable(db, name string) error {
 	for i, tb := range t.tablets {
 		t.tablets[i] = newTablet(tb.id)
 	}
+	t.tombs = nil
 	return nil
 }
 

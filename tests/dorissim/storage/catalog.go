@@ -32,6 +32,7 @@ type table struct {
 	log       []*record // committed binlog records in (TSO, LSN) order
 	nextLSN   int64
 	open      map[*Txn]int64 // open writing txns -> Begin physical ms
+	tombs     map[string]any // sequence value of each deleted key (sequence.go)
 }
 
 // TableInfo describes a table for the SQL engine and the FE endpoints.

@@ -20,6 +20,9 @@ func (t *table) applyProperties() error {
 	if t.def.Keys == AggKeys {
 		return errorf("AGGREGATE KEY tables are not supported by the simulator")
 	}
+	if err := t.checkSequence(); err != nil {
+		return err
+	}
 	if v, ok := p[propReplication]; ok {
 		if n, err := strconv.Atoi(strings.TrimSpace(v)); err != nil || n <= 0 {
 			return errorf("Invalid replication_num value: %s", v)

@@ -103,10 +103,17 @@ func (t *table) applyOp(tso int64, o op) {
 	}
 	old, exists := t.get(o.row)
 	key := t.keyOf(o.row)
+	if (exists && t.staleBySequence(o, old)) || (!exists && t.staleAfterDelete(o, key)) {
+		return
+	}
 	if o.del {
 		if !exists {
+			if !o.keyOnly {
+				t.noteDelete(o, nil, key)
+			}
 			return
 		}
+		t.noteDelete(o, old, key)
 		t.remove(old)
 		if t.rowBinlog {
 			pre := old
@@ -121,6 +128,7 @@ func (t *table) applyOp(tso int64, o op) {
 	if exists && o.cols != nil {
 		row = mergePartial(old, o.row, o.cols)
 	}
+	delete(t.tombs, key)
 	t.put(row)
 	if !t.rowBinlog {
 		return

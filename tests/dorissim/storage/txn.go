@@ -24,11 +24,13 @@ type txnTable struct {
 }
 
 // op is one staged write. cols marks the columns a partial update sets
-// (nil = full row).
+// (nil = full row); keyOnly marks a DELETE statement's key-only row, which
+// carries no sequence value.
 type op struct {
-	del  bool
-	row  []any
-	cols []bool
+	del     bool
+	keyOnly bool
+	row     []any
+	cols    []bool
 }
 
 // Begin starts a transaction; its start time (for @incr visible waits) is
@@ -121,7 +123,7 @@ func (tx *Txn) Delete(db, table string, row []any) error {
 	if err != nil {
 		return fmt.Errorf("delete from %s.%s: %w", db, table, asError(err))
 	}
-	tt.ops = append(tt.ops, op{del: true, row: norm})
+	tt.ops = append(tt.ops, op{del: true, keyOnly: tt.t.def.Keys == UniqueKeys, row: norm})
 	return nil
 }
 
