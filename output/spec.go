@@ -109,7 +109,7 @@ func cdcFields() []*service.ConfigField {
 			Default(cdcAuto).
 			LintRule(`root = if !["auto", "true", "false"].contains(this.string().lowercase()) { [ "cdc must be one of auto, true, false; got %q".format(this.string()) ] }`),
 		service.NewStringField(fieldSequenceColumn).
-			Description("A BIGINT column of the target that receives each change's `tso`, sent as `function_column.sequence_col` to UNIQUE KEY tables: Doris then ignores a write older than the stored row, so a replayed or reordered older change never overwrites a newer one. Snapshot rows (`read`, no `tso`) get 0. The table needs the `function_column.sequence_type` property. Only with `format: json`.").
+			Description("A BIGINT column of the target that receives each change's `tso`. The target must be a UNIQUE KEY table with that column as its sequence column (`\"function_column.sequence_col\" = \"<column>\"` in its PROPERTIES); the name is also sent as the `function_column.sequence_col` header. Doris then ignores a write, or a delete, older than the stored row, so a replayed or reordered older change never overwrites a newer one. Snapshot rows (`read`, no `tso`) get 0, older than any change. Only with `format: json`.").
 			Example("_src_tso").
 			Optional(),
 	}
