@@ -39,6 +39,7 @@ func (o *dorisLoad) loadPart(ctx context.Context, p *part) (*loaded, error) {
 		}
 		switch resp.classify() {
 		case outcomeLoaded:
+			o.log.Debugf("doris_load: loaded %d rows into %s under label %s (txn %d)", p.rows, p.target, p.label, resp.TxnID)
 			return &loaded{part: p, label: p.label, txnID: resp.TxnID, precommitted: o.conf.twoPC}, nil
 		case outcomeAlreadyLoaded:
 			o.log.Debugf("doris_load: label %s into %s already loaded, skipping", p.label, p.target)

@@ -53,6 +53,7 @@ func startLoadStream(t *testing.T, input, resources, output string, processors .
 		t.Fatal(err)
 	}
 	ls := &loadStream{done: make(chan error, 1)}
+	b.SetThreads(1) // several pipeline threads would reorder batches
 	if resources != "" {
 		if err := b.AddResourcesYAML(resources); err != nil {
 			t.Fatalf("resources: %v", err)
