@@ -33,6 +33,10 @@ A request that fails with a connection error or a 5xx answer is retried on the n
 label. Any other failed Stream Load status fails the batch with Doris's message and the label;
 "Publish Timeout" counts as success because the transaction is committed.
 
+Change events must reach the output in commit order: keep ` + "`max_in_flight: 1`" + ` and, when the config has
+pipeline processors, ` + "`pipeline.threads: 1`" + ` (several threads reorder batches). A failed batch of change
+events is retried in place (` + "`retry_in_order`" + `) for the same reason. ` + "`sequence_column`" + ` makes order irrelevant.
+
 With ` + "`two_phase_commit`" + `, all targets of a batch are pre-committed first and committed afterwards, so they
 become visible together; a failure aborts what was pre-committed.
 `

@@ -2,6 +2,7 @@ package output
 
 import (
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
@@ -228,5 +229,35 @@ func TestChangesRetryInOrder(t *testing.T) {
 		if l.Header.Get("label") != loads[0].Header.Get("label") {
 			t.Fatal("in-order retries changed the label")
 		}
+	}
+}
+
+// TestFailsOverToTheNextFE: an FE that refuses connections is skipped.
+func TestFailsOverToTheNextFE(t *testing.T) {
+	f := newFakeDoris(t)
+	dead := httptest.NewServer(http.NotFoundHandler())
+	deadAddr := strings.TrimPrefix(dead.URL, "http://")
+	dead.Close()
+	pc, err := Spec().ParseYAML("fenodes: "+deadAddr+","+f.addr()+"\nusername: root\npassword: pw\ntable_identifier: db.t\ncdc: \"false\"\nrequest_retries: 2\n", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conf, err := parseConfig(pc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := newDorisLoad(conf, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Close(testCtx(t))
+	o.tr.backoffBase, o.tr.backoffMax = time.Millisecond, time.Millisecond
+	o.tr.fes = []string{deadAddr, f.addr()} // NewClient shuffles; keep the dead one first
+	o.tr.pref = 0
+	if err := o.WriteBatch(testCtx(t), service.MessageBatch{service.NewMessage([]byte(`{"id":1}`))}); err != nil {
+		t.Fatalf("with one FE down: %v", err)
+	}
+	if len(f.visibleRows("db.t")) != 1 {
+		t.Fatal("the load did not reach the live FE")
 	}
 }
