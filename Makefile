@@ -42,7 +42,7 @@ crash: build
 bench: build
 	RPCONNECT_DORIS_BIN=$(abspath $(BIN)/rpconnect-doris) DORISSIM_BIN=$(abspath $(BIN)/dorissim) \
 		BENCH=1 $(GO) test -count=1 -timeout 60m -v -run TestBench ./tests/bench/
-	$(GO) test -run '^$$' -bench . -benchmem ./input/rowjson/ ./input/
+	$(GO) test -run '^$$' -bench . -benchmem ./input/rowjson/ ./input/ ./input/delivery/
 
 # Runs each fuzz target for FUZZTIME (the seed corpora also run in `make test`).
 FUZZTIME ?= 20s

@@ -1,18 +1,15 @@
 package input
 
 import (
-	"context"
 	"fmt"
 	"testing"
 	"time"
 
-	jcp "github.com/Jeffail/checkpoint"
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
 	"github.com/rpconnect-doris/rpconnect-doris/input/rowjson"
 )
 
@@ -71,7 +68,7 @@ func benchRecord(tb testing.TB, binlog bool) arrow.RecordBatch {
 func benchConverter(tb testing.TB, binlog bool) (*rowConverter, arrow.RecordBatch) {
 	tb.Helper()
 	rec := benchRecord(tb, binlog)
-	rc := newRowConverter(&Config{DB: "shop", Table: "orders"}, rowjson.Options{Binlog: binlog})
+	rc := newRowConverter(newTableName("shop", "orders"), rowjson.Options{Binlog: binlog})
 	if err := rc.bind(rec); err != nil {
 		tb.Fatal(err)
 	}
@@ -96,7 +93,7 @@ func BenchmarkSnapshotMessage(b *testing.B) {
 func BenchmarkBinlogMessage(b *testing.B) {
 	rc, rec := benchConverter(b, true)
 	defer rec.Release()
-	w := &window{start: "2025-10-09 08:53:20", end: "2025-10-09 08:53:30"}
+	w := window{start: "2025-10-09 08:53:20", end: "2025-10-09 08:53:30"}
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		row := i % benchBatchRows
@@ -107,37 +104,5 @@ func BenchmarkBinlogMessage(b *testing.B) {
 		if _, err := rc.binlogMessage(row, pos, w); err != nil {
 			b.Fatal(err)
 		}
-	}
-}
-
-// BenchmarkTrackerEmitAck tracks batches in the Jeffail checkpoint tracker
-// as emit does and resolves them in delivery order as acks do, keeping up to
-// four batches in flight.
-func BenchmarkTrackerEmitAck(b *testing.B) {
-	const inFlight, rows = 4, 4064
-	tr := jcp.NewCapped[checkpoint.State](int64(inFlight * rows))
-	ctx := context.Background()
-	pending := make([]func() *checkpoint.State, 0, inFlight)
-	st := checkpoint.State{Version: stateVersion, Table: "shop.orders", Phase: phaseBinlog}
-	b.ReportAllocs()
-	for i := 0; b.Loop(); i++ {
-		st.Seq = uint64(i)
-		resolve, err := tr.Track(ctx, st, rows)
-		if err != nil {
-			b.Fatal(err)
-		}
-		pending = append(pending, resolve)
-		if len(pending) == inFlight {
-			for _, r := range pending {
-				r()
-			}
-			pending = pending[:0]
-		}
-	}
-	for _, r := range pending {
-		r()
-	}
-	if n := tr.Pending(); n != 0 {
-		b.Fatalf("%d rows still pending", n)
 	}
 }

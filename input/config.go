@@ -2,7 +2,6 @@ package input
 
 import (
 	"crypto/tls"
-	"errors"
 	"fmt"
 	"math"
 	"regexp"
@@ -20,7 +19,8 @@ import (
 // Config is the validated doris_binlog configuration.
 type Config struct {
 	FENodes            []string
-	DB, Table          string
+	Selection          selection
+	DiscoveryInterval  time.Duration // 0: tables are listed once, at start
 	Username, Password string
 	JDBCURL            string // raw, validated; empty when unset
 	ScanMode           string // "snapshot"|"initial"|"latest"|"from-timestamp" (lower-cased)
@@ -39,6 +39,7 @@ type Config struct {
 	RequestTabletSize         int
 	BatchSize                 int
 	MaxParallelSnapshotSplits int
+	MaxParallelSnapshotTables int
 
 	QueryTimeout   time.Duration
 	ExecMemLimit   int64
@@ -68,7 +69,7 @@ func (c *Config) HasSnapshotPhase() bool {
 func parseConfig(pc *service.ParsedConfig, mgr *service.Resources) (*Config, error) {
 	c := &Config{}
 	for _, step := range []func(*service.ParsedConfig, *Config) error{
-		parseConnection, parseModes, parseBinlog, parseRead, parseRequests, parseCheckpoint,
+		parseConnection, parseSelection, parseModes, parseBinlog, parseRead, parseRequests, parseCheckpoint,
 	} {
 		if err := step(pc, c); err != nil {
 			return nil, err
@@ -118,18 +119,11 @@ func parseConnection(pc *service.ParsedConfig, c *Config) error {
 	}
 	c.FENodes, c.Username, c.Password = conn.FENodes, conn.Username, conn.Password
 	c.TLS, c.TLSEnabled = conn.TLS, conn.TLSEnabled
-	ident, err := reqString(pc, fieldTableIdentifier)
-	if err != nil {
-		return err
-	}
-	if c.DB, c.Table, err = doris.ParseTableIdentifier(ident); err != nil {
-		return fieldErr(fieldTableIdentifier, err)
-	}
 	if c.JDBCURL, err = optString(pc, fieldJDBCURL); err != nil {
 		return err
 	}
 	if c.JDBCURL != "" {
-		if err := validateJDBCURL(c.JDBCURL); err != nil {
+		if _, err := doris.ParseJDBCURL(c.JDBCURL); err != nil {
 			return fieldErr(fieldJDBCURL, err)
 		}
 	}
@@ -144,7 +138,7 @@ func parseModes(pc *service.ParsedConfig, c *Config) error {
 	if c.ScanTimestamp, err = optString(pc, fieldScanTimestamp); err != nil {
 		return err
 	}
-	if c.ScanTimestamp != "" && !validTimestamp(c.ScanTimestamp) {
+	if c.ScanTimestamp != "" && doris.ValidateTimestamp(c.ScanTimestamp) != nil {
 		return fieldErrf(fieldScanTimestamp, "scan_timestamp must match yyyy-MM-dd HH:mm:ss; got %q", c.ScanTimestamp)
 	}
 	return nil
@@ -205,6 +199,7 @@ func parseRead(pc *service.ParsedConfig, c *Config) error {
 		{fieldRequestTabletSize, &c.RequestTabletSize},
 		{fieldBatchSize, &c.BatchSize},
 		{fieldMaxParallelSnapshotSplits, &c.MaxParallelSnapshotSplits},
+		{fieldMaxParallelSnapshotTables, &c.MaxParallelSnapshotTables},
 	} {
 		if *f.dst, err = parsePositiveInt(pc, f.name); err != nil {
 			return err
@@ -250,7 +245,7 @@ func parseCheckpoint(pc *service.ParsedConfig, c *Config) error {
 	} else if c.ConsumerID != "" {
 		c.CheckpointKey = checkpoint.SanitizeKey(c.ConsumerID)
 	} else {
-		c.CheckpointKey = checkpoint.SanitizeKey("doris_binlog_" + c.DB + "_" + c.Table)
+		c.CheckpointKey = checkpoint.SanitizeKey(defaultCheckpointKey(&c.Selection))
 	}
 	c.CheckpointLimit, err = parsePositiveInt(pc, fieldCheckpointLimit)
 	return err
@@ -317,21 +312,6 @@ func parsePositiveInt(pc *service.ParsedConfig, field string) (int, error) {
 	return n, nil
 }
 
-var jdbcRe = regexp.MustCompile(`^jdbc:mysql://(\[[0-9A-Fa-f:.]+\]|[^:/?\s\[\]]+):([0-9]{1,5})(/[^/?\s]*)?(\?\S*)?$`)
-
-// validateJDBCURL checks jdbc:mysql://host:port[/db][?k=v]. The URL is never
-// quoted in the error because its query may hold a password.
-func validateJDBCURL(s string) error {
-	m := jdbcRe.FindStringSubmatch(s)
-	if m == nil {
-		return errors.New("jdbc_url must look like jdbc:mysql://host:port[/db][?k=v]")
-	}
-	if err := doris.CheckPort(m[2]); err != nil {
-		return errors.New("jdbc_url has a port outside 1..65535")
-	}
-	return nil
-}
-
 func parseColumnList(s string) ([]string, error) {
 	if s == "" {
 		return nil, nil
@@ -375,23 +355,4 @@ func parseByteSize(s string) (int64, error) {
 		return 0, fmt.Errorf("exec_mem_limit must be positive; got %q", s)
 	}
 	return n * mult, nil
-}
-
-// validTimestamp accepts exactly yyyy-MM-dd HH:mm:ss with a real calendar
-// date; time.Parse alone would accept one-digit hours.
-func validTimestamp(s string) bool {
-	if len(s) != len(time.DateTime) {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if time.DateTime[i] >= '0' && time.DateTime[i] <= '9' {
-			if s[i] < '0' || s[i] > '9' {
-				return false
-			}
-		} else if s[i] != time.DateTime[i] {
-			return false
-		}
-	}
-	_, err := time.Parse(time.DateTime, s)
-	return err == nil
 }

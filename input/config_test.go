@@ -114,9 +114,18 @@ var invalidCases = []invalidCase{
 	{"offset table without jdbc_url", with(incr, "binlog_offset_table", "ops.offsets", "binlog_consumer_id", "c1"), "jdbc_url is required when binlog_offset_table is configured", "jdbc_url", "jdbc_url is required"},
 	{"offset table in snapshot mode", with(nil, "binlog_offset_table", "ops.offsets", "binlog_consumer_id", "c1", "jdbc_url", "jdbc:mysql://fe:9030"), "binlog_offset_table is only valid in incremental scan modes", "binlog_offset_table", "only valid in incremental scan modes"},
 	{"offset table not db.table", with(incr, "binlog_offset_table", "offsets", "binlog_consumer_id", "c1", "jdbc_url", "jdbc:mysql://fe:9030"), "binlog_offset_table must be db.table", "binlog_offset_table", "must be db.table"},
-	{"bad jdbc_url scheme", with(nil, "jdbc_url", "mysql://fe:9030"), "jdbc_url must look like jdbc:mysql://host:port", "jdbc_url", "must look like"},
-	{"jdbc_url without port", with(nil, "jdbc_url", "jdbc:mysql://fe/db"), "jdbc_url must look like", "jdbc_url", "must look like"},
-	{"jdbc_url port 70000", with(nil, "jdbc_url", "jdbc:mysql://fe:70000/db"), "jdbc_url has a port outside 1..65535", "jdbc_url", "outside 1..65535"},
+	{"bad jdbc_url scheme", with(nil, "jdbc_url", "mysql://fe:9030"), "jdbc_url must look like jdbc:mysql://host:port", "jdbc_url", "must start with jdbc:mysql://"},
+	{"jdbc_url without port", with(nil, "jdbc_url", "jdbc:mysql://fe/db"), "jdbc_url must look like", "jdbc_url", "missing port"},
+	{"jdbc_url port 70000", with(nil, "jdbc_url", "jdbc:mysql://fe:70000/db"), "jdbc_url has a port outside 1..65535", "jdbc_url", "port must be 1..65535"},
+	{"two selections", with(nil, "tables", `["shop.a"]`), "exactly one of table_identifier, tables and include must be set", "table_identifier", "exactly one of"},
+	{"no selection", with(nil, "table_identifier", "-"), "exactly one of table_identifier, tables and include must be set", "table_identifier", "exactly one of"},
+	{"exclude without include", with(nil, "exclude", `['shop\..*']`), "exclude is only valid together with include", "exclude", "only valid together with include"},
+	{"tables entry not db.table", with(nil, "table_identifier", "-", "tables", `["shop.a", "b"]`), `tables entry 1 must be db.table; got "b"`, "tables", "entry 1"},
+	{"tables listed twice", with(nil, "table_identifier", "-", "tables", "[shop.a, shop.a]"), "", "tables", "listed twice"},
+	{"include bad regex", with(nil, "table_identifier", "-", "include", `['shop\..*', 'shop.(a']`), `include pattern 1 ("shop.(a") is not a valid regular expression`, "include", `pattern 1 ("shop.(a") is not a valid regular expression`},
+	{"exclude bad regex", with(nil, "table_identifier", "-", "include", `[".*"]`, "exclude", `["a)|(b"]`), `exclude pattern 0 ("a)|(b") is not a valid regular expression`, "exclude", "pattern 0"},
+	{"discovery negative", with(nil, "table_discovery_interval", "-1s"), "table_discovery_interval must not be negative", "table_discovery_interval", "must not be negative"},
+	{"snapshot tables zero", with(nil, "max_parallel_snapshot_tables", "0"), "max_parallel_snapshot_tables must be at least 1", "max_parallel_snapshot_tables", "at least 1"},
 	{"missing checkpoint_cache initial", with(nil, "scan_mode", "initial"), "checkpoint_cache is required when scan_mode is initial", "checkpoint_cache", "required when scan_mode is initial"},
 	{"missing checkpoint_cache latest", with(nil, "scan_mode", "LATEST"), "checkpoint_cache is required when scan_mode is latest", "checkpoint_cache", "required when scan_mode is latest"},
 	{"unknown cache", with(incr, "checkpoint_cache", "nope"), "", "checkpoint_cache", "unknown cache resource: nope"},
@@ -197,7 +206,8 @@ func TestDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Config{
-		FENodes: []string{"127.0.0.1:8030"}, DB: "shop", Table: "orders",
+		FENodes: []string{"127.0.0.1:8030"}, Selection: selection{fixed: []tableName{newTableName("shop", "orders")}},
+		DiscoveryInterval: time.Minute, MaxParallelSnapshotTables: 1,
 		Username: "root", Password: testPassword,
 		ScanMode: "snapshot", IncrementType: "DETAIL",
 		PollInterval: 10 * time.Second, VisibleWaitTimeout: 5 * time.Minute,
@@ -270,6 +280,9 @@ func TestCheckpointKeyDerivation(t *testing.T) {
 		want string
 	}{
 		{with(incr, "table_identifier", "my-db.Order$s"), "doris_binlog_my-db_Order_s"},
+		{with(incr, "table_identifier", "-", "tables", "[shop.orders]"), "doris_binlog_shop_orders"},
+		{with(incr, "table_identifier", "-", "tables", "[shop.b, shop.a]"), defaultCheckpointKey(&selection{fixed: []tableName{newTableName("shop", "a"), newTableName("shop", "b")}})},
+		{with(incr, "table_identifier", "-", "include", `['shop\..*']`), "doris_binlog_93a5a2c01ef2"},
 		{with(incr, "checkpoint_cache_key", "custom.key"), "custom.key"},
 		{with(incr, "scan_mode", "latest", "binlog_consumer_id", "c:1", "binlog_offset_table", "o.t", "jdbc_url", "jdbc:mysql://h:9030"), "c_1"},
 	} {
@@ -300,7 +313,7 @@ func TestExecMemLimitUnits(t *testing.T) {
 }
 
 func TestMissingRequiredFields(t *testing.T) {
-	for _, f := range []string{"fenodes", "table_identifier", "username"} {
+	for _, f := range []string{"fenodes", "username"} {
 		err := lintInput(t, configYAML(with(nil, f, "-")))
 		if err == nil || !strings.Contains(err.Error(), f) {
 			t.Errorf("missing %s: lint %v", f, err)

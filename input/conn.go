@@ -6,7 +6,6 @@ import (
 	"net"
 	"strconv"
 	"sync"
-	"time"
 
 	"github.com/redpanda-data/benthos/v4/public/service"
 
@@ -14,8 +13,11 @@ import (
 	"github.com/rpconnect-doris/rpconnect-doris/input/flight"
 )
 
-// conn holds one generation's clients: the FE REST client and a Flight SQL
-// session whose session variables (exec_mem_limit) are set once.
+// conn holds one run's clients: the FE REST client and a pool of Flight SQL
+// sessions. A Doris Flight session (one bearer token) runs one query at a
+// time, so every concurrent reader (a snapshot split, a table's part of a
+// window) takes a session of its own, as the reference connector uses one
+// connection per split. Idle sessions are kept for the next window.
 type conn struct {
 	conf *Config
 	log  *service.Logger
@@ -24,11 +26,14 @@ type conn struct {
 	portMu sync.Mutex
 	port   int
 
-	mu     sync.Mutex
-	flight *flight.Client
-	props  *doris.TableProperties
-	propAt time.Time
+	poolMu sync.Mutex
+	idle   []*flight.Client
+	closed bool
 }
+
+// maxIdleSessions bounds the sessions kept open between windows; more are
+// closed after use. Sessions count toward Doris's max_user_connections.
+const maxIdleSessions = 64
 
 func openConn(ctx context.Context, conf *Config, log *service.Logger) (*conn, error) {
 	rest, err := doris.NewClient(doris.ClientConfig{
@@ -45,84 +50,44 @@ func openConn(ctx context.Context, conf *Config, log *service.Logger) (*conn, er
 		return nil, err
 	}
 	c := &conn{conf: conf, log: log, rest: rest}
-	if conf.HasBinlogPhase() {
-		if err := c.checkBinlogTable(ctx); err != nil {
-			return nil, err
-		}
-	} else if _, err := c.tableProperties(ctx, true); err != nil {
-		// A snapshot needs them only for DATETIME precision; without them
-		// the Arrow unit decides the digits.
-		log.Warnf("Reading SHOW CREATE TABLE failed, DATETIME values get the digits of their Arrow unit: %v", err)
-	}
-	if _, err := c.flightClient(ctx); err != nil {
+	// Dial one session now, so that a wrong port or password fails Connect.
+	fc, err := c.session(ctx)
+	if err != nil {
 		return nil, err
 	}
+	c.release(fc, true)
 	return c, nil
 }
 
-// checkBinlogTable fails early, with the fix, on tables whose @incr queries
-// Doris would reject anyway.
-func (c *conn) checkBinlogTable(ctx context.Context) error {
-	props, err := c.tableProperties(ctx, true)
-	if err != nil {
-		return err
+// session takes an idle Flight session or dials a new one.
+func (c *conn) session(ctx context.Context) (*flight.Client, error) {
+	c.poolMu.Lock()
+	if n := len(c.idle); n > 0 {
+		fc := c.idle[n-1]
+		c.idle = c.idle[:n-1]
+		c.poolMu.Unlock()
+		return fc, nil
 	}
-	table := c.conf.DB + "." + c.conf.Table
-	if !props.BinlogEnabled || props.BinlogFormat != "ROW" {
-		return fatalf("table %s has no row binlog (INCR query requires ROW binlog enabled on base table.): "+
-			"create it with PROPERTIES (\"binlog.enable\" = \"true\", \"binlog.format\" = \"ROW\"), or use scan_mode: snapshot", table)
-	}
-	if c.conf.IncrementType == "MIN_DELTA" && !props.NeedHistoricalValue {
-		return fatalf("binlog_increment_type min_delta needs before-images, but table %s has binlog.need_historical_value=false: "+
-			"use binlog_increment_type detail or append_only, or create the table with \"binlog.need_historical_value\" = \"true\"", table)
-	}
-	return nil
+	c.poolMu.Unlock()
+	return c.dialFlight(ctx)
 }
 
-// tableProperties returns SHOW CREATE TABLE facts, re-read at most every five
-// minutes so that an ALTER of binlog.ttl_seconds is noticed.
-func (c *conn) tableProperties(ctx context.Context, refresh bool) (*doris.TableProperties, error) {
-	c.mu.Lock()
-	props, at := c.props, c.propAt
-	c.mu.Unlock()
-	if props != nil && !refresh && time.Since(at) < propsRefreshInterval {
-		return props, nil
+// release returns a session to the pool; one that failed is closed, since
+// its server side may be gone.
+func (c *conn) release(fc *flight.Client, healthy bool) {
+	if fc == nil {
+		return
 	}
-	fresh, err := c.rest.TableProperties(ctx, c.conf.DB, c.conf.Table)
-	if err != nil {
-		if props != nil {
-			c.log.Warnf("Refreshing table properties of %s.%s failed, keeping the previous ones: %v", c.conf.DB, c.conf.Table, err)
-			return props, nil
-		}
-		return nil, fmt.Errorf("table properties of %s.%s: %w", c.conf.DB, c.conf.Table, err)
+	c.poolMu.Lock()
+	if healthy && !c.closed && len(c.idle) < maxIdleSessions {
+		c.idle = append(c.idle, fc)
+		c.poolMu.Unlock()
+		return
 	}
-	c.mu.Lock()
-	c.props, c.propAt = fresh, time.Now()
-	c.mu.Unlock()
-	return fresh, nil
+	c.poolMu.Unlock()
+	_ = fc.Close()
 }
 
-const propsRefreshInterval = 5 * time.Minute
-
-// flightClient returns the binlog reader's Flight session, dialling one when
-// there is none.
-func (c *conn) flightClient(ctx context.Context) (*flight.Client, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.flight != nil {
-		return c.flight, nil
-	}
-	fc, err := c.dialFlight(ctx)
-	if err != nil {
-		return nil, err
-	}
-	c.flight = fc
-	return fc, nil
-}
-
-// dialFlight opens a new Flight session. A Doris Flight session (one bearer
-// token) runs one query at a time, so every concurrent reader needs its own,
-// as the reference connector uses one connection per split.
 func (c *conn) dialFlight(ctx context.Context) (*flight.Client, error) {
 	port, err := c.flightPort(ctx)
 	if err != nil {
@@ -167,17 +132,12 @@ func (c *conn) flightPort(ctx context.Context) (int, error) {
 	return c.port, nil
 }
 
-// resetFlight drops the Flight session after a failure; the next query dials
-// a new one.
-func (c *conn) resetFlight() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.flight != nil {
-		_ = c.flight.Close()
-		c.flight = nil
-	}
-}
-
 func (c *conn) close() {
-	c.resetFlight()
+	c.poolMu.Lock()
+	idle := c.idle
+	c.idle, c.closed = nil, true
+	c.poolMu.Unlock()
+	for _, fc := range idle {
+		_ = fc.Close()
+	}
 }

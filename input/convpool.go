@@ -28,7 +28,7 @@ type convJob struct {
 
 type convResult struct {
 	msgs []*service.Message
-	pos  []checkpoint.RowPos
+	pos  []checkpoint.Pos
 	err  error
 }
 
@@ -38,7 +38,7 @@ func convWorkers() int { return min(max(runtime.GOMAXPROCS(0), 1), 4) }
 
 // newConvPool starts workers that convert the rows of window w after skip
 // (the last row delivered before this read; nil for none).
-func newConvPool(newRC func() *rowConverter, w window, skip *checkpoint.RowPos) *convPool {
+func newConvPool(newRC func() *rowConverter, w window, skip *checkpoint.Pos) *convPool {
 	n := convWorkers()
 	p := &convPool{jobs: make(chan *convJob, 2*n)}
 	for range n {
@@ -47,7 +47,7 @@ func newConvPool(newRC func() *rowConverter, w window, skip *checkpoint.RowPos) 
 			defer p.wg.Done()
 			rc := newRC()
 			for job := range p.jobs {
-				res := convertBinlog(rc, job.rec, &w, skip)
+				res := convertBinlog(rc, job.rec, w, skip)
 				job.rec.Release()
 				job.res <- res
 			}
@@ -71,12 +71,12 @@ func (p *convPool) close() {
 	p.wg.Wait()
 }
 
-func convertBinlog(rc *rowConverter, rec arrow.RecordBatch, w *window, skip *checkpoint.RowPos) convResult {
+func convertBinlog(rc *rowConverter, rec arrow.RecordBatch, w window, skip *checkpoint.Pos) convResult {
 	if err := rc.bind(rec); err != nil {
 		return convResult{err: err}
 	}
 	n := int(rec.NumRows())
-	res := convResult{msgs: make([]*service.Message, 0, n), pos: make([]checkpoint.RowPos, 0, n)}
+	res := convResult{msgs: make([]*service.Message, 0, n), pos: make([]checkpoint.Pos, 0, n)}
 	for i := 0; i < n; i++ {
 		pos, err := rc.binlogPos(i)
 		if err != nil {

@@ -6,6 +6,8 @@ package input
 
 import (
 	"github.com/redpanda-data/benthos/v4/public/service"
+
+	"github.com/rpconnect-doris/rpconnect-doris/input/delivery"
 )
 
 const inputName = "doris_binlog"
@@ -34,5 +36,5 @@ func newInput(pc *service.ParsedConfig, mgr *service.Resources) (service.BatchIn
 	if !replay {
 		return r, nil // the reader rewinds on nacks itself, and logs it
 	}
-	return withNackLogging(service.AutoRetryNacksBatched(r), r.log), nil
+	return delivery.WithNackLogging(service.AutoRetryNacksBatched(r), r.log), nil
 }

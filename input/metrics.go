@@ -11,12 +11,13 @@ import (
 
 // metrics are the input's Benthos metrics; names are documented in the README.
 type metrics struct {
-	rows        *service.MetricCounter // phase, operation
+	rows        *service.MetricCounter // table, phase, operation
 	lag         *service.MetricGauge
 	window      *service.MetricTimer
-	splitsDone  *service.MetricGauge
-	splitsTotal *service.MetricGauge
-	expiredGaps *service.MetricCounter
+	splitsDone  *service.MetricGauge   // table
+	splitsTotal *service.MetricGauge   // table
+	expiredGaps *service.MetricCounter // table
+	tables      *service.MetricGauge   // state: streaming, snapshotting, skipped
 
 	// Physical ms of the end of the last acked window, for the lag gauge.
 	ackedWindowEndMs atomic.Int64
@@ -25,21 +26,22 @@ type metrics struct {
 
 func newMetrics(m *service.Metrics) *metrics {
 	return &metrics{
-		rows:        m.NewCounter("doris_binlog_rows_total", "phase", "operation"),
+		rows:        m.NewCounter("doris_binlog_rows_total", "table", "phase", "operation"),
 		lag:         m.NewGauge("doris_binlog_lag_seconds"),
 		window:      m.NewTimer("doris_binlog_window_seconds"),
-		splitsDone:  m.NewGauge("doris_binlog_snapshot_splits_done"),
-		splitsTotal: m.NewGauge("doris_binlog_snapshot_splits_total"),
-		expiredGaps: m.NewCounter("doris_binlog_expired_gaps_total"),
+		splitsDone:  m.NewGauge("doris_binlog_snapshot_splits_done", "table"),
+		splitsTotal: m.NewGauge("doris_binlog_snapshot_splits_total", "table"),
+		expiredGaps: m.NewCounter("doris_binlog_expired_gaps_total", "table"),
+		tables:      m.NewGauge("doris_binlog_tables", "state"),
 	}
 }
 
 // committed updates the gauges that follow the committed checkpoint.
 func (m *metrics) committed(st *checkpoint.State) {
-	if st.Phase != phaseBinlog {
+	if st.Stream == nil {
 		return
 	}
-	if ms, ok := wallToMs(st.WindowStart, m.zoneOffsetMs.Load()); ok {
+	if ms, ok := wallToMs(st.Stream.Start, m.zoneOffsetMs.Load()); ok {
 		m.ackedWindowEndMs.Store(ms)
 		m.refreshLag()
 	}

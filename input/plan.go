@@ -3,46 +3,22 @@ package input
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
 	"github.com/rpconnect-doris/rpconnect-doris/input/doris"
 )
 
-const (
-	phaseSnapshot = "snapshot"
-	phaseBinlog   = "binlog"
-	phaseDone     = "done"
-
-	stateVersion = 1
-)
-
-// plan is where a generation starts: the committed state, and which phases
-// are still to run from it.
-type plan struct {
-	state    checkpoint.State
-	snapshot bool
-	stream   bool
-}
-
-// plan decides the start. A committed checkpoint wins over scan_mode and
-// scan_timestamp, as restoring Flink state does.
-func (r *reader) plan(ctx context.Context, c *conn) (*plan, error) {
-	st := r.lastCommitted()
-	if st == nil && r.store != nil {
-		loaded, err := r.loadCheckpoint(ctx)
-		if err != nil {
-			return nil, err
-		}
-		st = loaded
+// loadCommitted returns the position a new run starts from: the last one
+// committed in this process, else the stored checkpoint, else nil.
+func (r *reader) loadCommitted(ctx context.Context) (*checkpoint.State, error) {
+	if st, ok := r.del.Committed(); ok {
+		return st, nil
 	}
-	if st != nil {
-		return planFrom(*st), nil
+	if r.store == nil {
+		return nil, nil
 	}
-	return r.freshPlan(ctx, c)
-}
-
-func (r *reader) loadCheckpoint(ctx context.Context) (*checkpoint.State, error) {
 	st, info, err := r.store.Load(ctx)
 	if err != nil {
 		return nil, fatalf("checkpoint_cache %s, key %s: %v; the input will not guess a position. "+
@@ -56,16 +32,13 @@ func (r *reader) loadCheckpoint(ctx context.Context) (*checkpoint.State, error) 
 	if st == nil {
 		return nil, nil
 	}
-	want := r.conf.DB + "." + r.conf.Table
-	if st.Table != want {
-		return nil, fatalf("checkpoint key %s in cache %s belongs to table %s, not %s: give each pipeline its own checkpoint_cache_key",
-			r.conf.CheckpointKey, r.conf.CheckpointCache, st.Table, want)
+	if st.FromVersion != 0 {
+		r.log.Infof("Checkpoint key %s in cache %s has the version %d layout of a single-table input; it is carried over as is and saved as version %d from the next commit",
+			r.conf.CheckpointKey, r.conf.CheckpointCache, st.FromVersion, checkpoint.Version)
 	}
-	r.log.Infof("Resuming from the checkpoint in cache %s (key %s, phase %s%s); scan_mode %s and scan_timestamp are ignored while a checkpoint exists",
-		r.conf.CheckpointCache, r.conf.CheckpointKey, st.Phase, describePosition(st), r.conf.ScanMode)
-	r.commitMu.Lock()
-	r.committed = st
-	r.commitMu.Unlock()
+	r.log.Infof("Resuming from the checkpoint in cache %s (key %s: %s); scan_mode %s and scan_timestamp are ignored while a checkpoint exists",
+		r.conf.CheckpointCache, r.conf.CheckpointKey, describeState(st), r.conf.ScanMode)
+	r.del.Restore(st)
 	return st, nil
 }
 
@@ -76,98 +49,153 @@ func seqOf(st *checkpoint.State) uint64 {
 	return st.Seq
 }
 
-func describePosition(st *checkpoint.State) string {
-	switch st.Phase {
-	case phaseSnapshot:
-		s := fmt.Sprintf(", %d tablets done", len(st.DoneTablets))
-		if st.StreamStart != "" {
-			s += ", binlog from " + st.StreamStart
-		}
-		return s
-	case phaseBinlog:
-		if st.Last != nil {
-			return fmt.Sprintf(", window [%s, %s) after tso %d lsn %d op %d", st.WindowStart, st.WindowEnd, st.Last.TSO, st.Last.LSN, st.Last.Op)
-		}
-		return ", binlog from " + st.WindowStart
+// freshStart lists and admits the selected tables and resolves the start
+// from scan_mode. Every mode with a binlog phase stores its start at once,
+// so a crash before the first ack keeps the same start.
+func (co *coordinator) freshStart(ctx context.Context) (*checkpoint.State, error) {
+	tables, err := co.admitAll(ctx, false)
+	if err != nil {
+		return nil, err
 	}
-	return ""
-}
-
-func planFrom(st checkpoint.State) *plan {
-	switch st.Phase {
-	case phaseSnapshot:
-		return &plan{state: st, snapshot: true, stream: st.StreamStart != ""}
-	case phaseBinlog:
-		return &plan{state: st, stream: true}
-	default:
-		return &plan{state: st}
-	}
-}
-
-// freshPlan starts from scan_mode. Every mode with a binlog phase stores its
-// start at once, so a crash before the first ack keeps the same start.
-func (r *reader) freshPlan(ctx context.Context, c *conn) (*plan, error) {
-	st := checkpoint.State{Version: stateVersion, Table: r.conf.DB + "." + r.conf.Table}
-	p := &plan{}
-	switch r.conf.ScanMode {
+	st := checkpoint.New()
+	phase := checkpoint.PhaseBinlog
+	switch co.conf.ScanMode {
 	case "snapshot":
-		st.Phase, p.snapshot = phaseSnapshot, true
+		phase = checkpoint.PhaseSnapshot
 	case "initial":
-		ts, err := r.nextWholeSecond(ctx, c)
+		ts, err := co.r.nextWholeSecond(ctx, co.c)
 		if err != nil {
 			return nil, fmt.Errorf("resolving the stream start for initial mode: %w", err)
 		}
-		st.Phase, st.StreamStart = phaseSnapshot, ts.Text
-		p.snapshot, p.stream = true, true
+		st.Stream, phase = &checkpoint.Window{Start: ts.Text}, checkpoint.PhaseSnapshot
 	case "latest":
-		ts, err := c.rest.CurrentTimestamp(ctx)
+		ts, err := co.c.rest.CurrentTimestamp(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("resolving the stream start for latest mode: %w", err)
 		}
-		st.Phase, st.WindowStart, p.stream = phaseBinlog, ts.Text, true
+		st.Stream = &checkpoint.Window{Start: ts.Text}
 	case "from-timestamp":
-		st.Phase, st.WindowStart, p.stream = phaseBinlog, r.conf.ScanTimestamp, true
+		st.Stream = &checkpoint.Window{Start: co.conf.ScanTimestamp}
 	default:
-		return nil, fatalf("scan_mode %q is not supported", r.conf.ScanMode)
+		return nil, fatalf("scan_mode %q is not supported", co.conf.ScanMode)
 	}
-	p.state = st
-	if p.stream {
-		if err := r.commitStart(ctx, &st); err != nil {
+	for _, t := range tables {
+		_, hi, err := t.tabletRange(ctx)
+		if err != nil {
 			return nil, err
 		}
+		st.Tables[t.name.key] = &checkpoint.Table{Phase: phase, MaxTablet: hi}
+		co.tables[t.name.key] = t
 	}
-	r.log.Infof("Starting %s of %s.%s with scan_mode %s%s", phaseNames(p), r.conf.DB, r.conf.Table, r.conf.ScanMode, describePosition(&st))
-	return p, nil
+	if st.Stream != nil {
+		if err := co.r.del.Commit(ctx, st); err != nil {
+			return nil, fmt.Errorf("saving the stream start to checkpoint_cache %s: %w", co.conf.CheckpointCache, err)
+		}
+	}
+	co.log.Infof("Starting with scan_mode %s: %s", co.conf.ScanMode, describeState(st))
+	return st, nil
 }
 
-func phaseNames(p *plan) string {
-	switch {
-	case p.snapshot && p.stream:
-		return "snapshot then binlog"
-	case p.snapshot:
-		return "snapshot"
-	default:
-		return "binlog"
+// admitAll lists the selection and admits each table. A named table that
+// cannot be followed stops the input; a matched one is skipped. On a fresh
+// start every named table must exist; on a resume one that is gone was
+// dropped and leaves.
+func (co *coordinator) admitAll(ctx context.Context, resuming bool) ([]*tableInfo, error) {
+	names := co.conf.Selection.fixed
+	if co.conf.Selection.byPattern() || resuming {
+		found, err := co.candidates(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("listing tables for include: %w", err)
+		}
+		names = found
 	}
+	var out []*tableInfo
+	for _, name := range names {
+		t, problem, err := co.admit(ctx, name)
+		switch {
+		case err != nil:
+			return nil, err
+		case problem != "" && co.conf.Selection.byPattern():
+			co.noteSkipped(name.key, problem)
+		case problem != "":
+			return nil, fatalf("%s", problem)
+		default:
+			out = append(out, t)
+		}
+	}
+	if len(out) == 0 && !co.conf.Selection.byPattern() {
+		return nil, fmt.Errorf("no table to read")
+	}
+	return out, nil
 }
 
-// commitStart saves the resolved start before anything is read.
-func (r *reader) commitStart(ctx context.Context, st *checkpoint.State) error {
-	r.commitMu.Lock()
-	defer r.commitMu.Unlock()
-	if err := r.persistLocked(ctx, st); err != nil {
-		return fmt.Errorf("saving the stream start to checkpoint_cache %s: %w", r.conf.CheckpointCache, err)
+// resume reconciles a stored position with the tables selected now: a table
+// no longer selected or no longer there leaves, a newly selected one joins
+// as it would at discovery (the first run applies those changes).
+func (co *coordinator) resume(ctx context.Context, st *checkpoint.State) error {
+	tables, err := co.admitAll(ctx, true)
+	if err != nil {
+		return err
+	}
+	for _, t := range tables {
+		co.tables[t.name.key] = t
+	}
+	for _, key := range st.TableNames() {
+		if co.tables[key] == nil {
+			co.pendingRemovals = append(co.pendingRemovals, key)
+		}
+	}
+	for _, t := range tables {
+		if st.Tables[t.name.key] == nil {
+			co.pendingAdds = append(co.pendingAdds, t)
+		}
 	}
 	return nil
+}
+
+// describeState summarizes a position for logs.
+func describeState(st *checkpoint.State) string {
+	var parts []string
+	if st.Stream != nil {
+		parts = append(parts, "binlog "+describeWindow(st.Stream))
+	}
+	for _, name := range st.TableNames() {
+		parts = append(parts, name+" "+describeTable(st.Tables[name]))
+	}
+	return strings.Join(parts, "; ")
+}
+
+func describeWindow(w *checkpoint.Window) string {
+	switch {
+	case w.Last != nil:
+		return fmt.Sprintf("window [%s, %s) after tso %d table %s lsn %d op %d", w.Start, w.End, w.Last.TSO, w.Last.Table, w.Last.LSN, w.Last.Op)
+	case w.End != "":
+		return fmt.Sprintf("window [%s, %s)", w.Start, w.End)
+	}
+	return "from " + w.Start
+}
+
+func describeTable(t *checkpoint.Table) string {
+	switch t.Phase {
+	case checkpoint.PhaseSnapshot:
+		s := fmt.Sprintf("snapshot, %d tablets done", len(t.DoneTablets))
+		if t.Start != "" {
+			s += ", its binlog from " + t.Start
+		}
+		return s
+	case checkpoint.PhaseCatchUp:
+		return "catching up, " + describeWindow(t.CatchUp)
+	}
+	return t.Phase
 }
 
 // nextWholeSecond waits for the Doris second after the current one and
 // returns it. Stream starts are whole seconds, so a start taken by flooring
 // "now" reaches back to the beginning of the current second: every commit of
 // that second before the snapshot would come again from the binlog. Starting
-// initial mode's binlog at the next boundary, and reading the snapshot only
-// after it, shrinks that overlap to the milliseconds between the boundary and
-// the snapshot read. A few attempts bound the wait if clocks disagree.
+// a binlog at the next boundary, and reading the snapshot only after it,
+// shrinks that overlap to the milliseconds between the boundary and the
+// snapshot read. A few attempts bound the wait if clocks disagree.
 func (r *reader) nextWholeSecond(ctx context.Context, c *conn) (doris.Timestamp, error) {
 	first, err := c.rest.CurrentTimestamp(ctx)
 	if err != nil {

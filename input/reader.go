@@ -10,34 +10,28 @@ import (
 	"github.com/redpanda-data/benthos/v4/public/service"
 
 	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
+	"github.com/rpconnect-doris/rpconnect-doris/input/delivery"
 )
 
-// errRewind stops a generation after a nack so that the next one starts again
-// from the last committed checkpoint.
-var errRewind = errors.New("rewinding to the last committed checkpoint after a nack")
-
-// reader is the doris_binlog BatchInput. Connect starts a generation: a
-// producer goroutine that reads Doris and hands ready batches to ReadBatch.
-// Acks resolve slots in an ordered tracker and persist the highest position
-// that has every earlier message delivered.
+// reader is the doris_binlog BatchInput. Connect starts a run: a coordinator
+// of per-table phases that reads Doris and emits batches through delivery;
+// ReadBatch hands them over, and their acks move the checkpoint.
 type reader struct {
 	conf    *Config
 	pol     service.BatchPolicy
-	polNoop bool
 	maxRows int // rows per emitted batch: batch_size, or a smaller batching.count
 	mgr     *service.Resources
 	log     *service.Logger
 	m       *metrics
 	store   *checkpoint.Store // nil when no checkpoint_cache is configured
-
-	mu      sync.Mutex
-	gen     *generation
-	fatal   error // sticky: a condition a reconnect cannot fix
-	rewound bool  // the last generation ended with a nack
+	del     *delivery.Delivery[*checkpoint.State]
 	pub     *offsetPublisher
 
-	commitMu  sync.Mutex
-	committed *checkpoint.State // highest state persisted (or, without a cache, delivered)
+	mu      sync.Mutex
+	run     *delivery.Run[*checkpoint.State]
+	conn    *conn
+	fatal   error // sticky: a condition a reconnect cannot fix
+	rewound bool  // the last run ended with a nack
 }
 
 func newReader(conf *Config, pol service.BatchPolicy, mgr *service.Resources) (*reader, error) {
@@ -45,15 +39,7 @@ func newReader(conf *Config, pol service.BatchPolicy, mgr *service.Resources) (*
 	if pol.Count > 0 && pol.Count < maxRows {
 		maxRows = pol.Count
 	}
-	r := &reader{
-		conf:    conf,
-		pol:     pol,
-		polNoop: pol.IsNoop(),
-		maxRows: maxRows,
-		mgr:     mgr,
-		log:     mgr.Logger().With("table", conf.DB+"."+conf.Table),
-		m:       newMetrics(mgr.Metrics()),
-	}
+	r := &reader{conf: conf, pol: pol, maxRows: maxRows, mgr: mgr, log: mgr.Logger(), m: newMetrics(mgr.Metrics())}
 	if conf.CheckpointCache != "" {
 		r.store = checkpoint.NewStore(mgr, conf.CheckpointCache, conf.CheckpointKey)
 	}
@@ -64,119 +50,143 @@ func newReader(conf *Config, pol service.BatchPolicy, mgr *service.Resources) (*
 		}
 		r.pub = pub
 	}
+	del, err := delivery.New(delivery.Options[*checkpoint.State]{
+		Limit:    conf.CheckpointLimit,
+		Save:     r.save,
+		Equal:    checkpoint.Equal,
+		OnCommit: r.committed,
+	})
+	if err != nil {
+		return nil, err
+	}
+	r.del = del
 	return r, nil
 }
 
+// save writes a position to the checkpoint cache, when there is one.
+func (r *reader) save(ctx context.Context, st *checkpoint.State) error {
+	if r.store == nil {
+		return nil
+	}
+	cp := *st // Save stamps Seq and SavedAt on its argument
+	return r.store.Save(ctx, &cp)
+}
+
+func (r *reader) committed(st *checkpoint.State) {
+	r.m.committed(st)
+	if r.pub != nil && st.Stream != nil {
+		r.pub.offer(st.Stream.Start)
+	}
+}
+
 // Connect starts reading from the committed checkpoint, or from scan_mode when
-// there is none. It is a no-op while a generation is running.
+// there is none. It is a no-op while a run is going on.
 func (r *reader) Connect(ctx context.Context) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.fatal != nil {
 		return r.fatal
 	}
-	if r.gen != nil {
+	if r.run != nil {
 		return nil
 	}
 	c, err := openConn(ctx, r.conf, r.log)
 	if err != nil {
 		return err
 	}
-	p, err := r.plan(ctx, c)
+	co, err := r.newCoordinator(ctx, c)
 	if err != nil {
 		c.close()
 		return r.noteFatal(err)
 	}
-	r.gen = r.startGeneration(c, p, r.rewound)
+	r.run = r.del.Start(r.rewound, co.produce)
+	r.conn = c
 	r.rewound = false
 	return nil
 }
 
-// ReadBatch hands over the next batch the producer made.
+// ReadBatch hands over the next batch the run made.
 func (r *reader) ReadBatch(ctx context.Context) (service.MessageBatch, service.AckFunc, error) {
 	r.mu.Lock()
-	g := r.gen
+	run := r.run
 	r.mu.Unlock()
-	if g == nil {
+	if run == nil {
 		return nil, nil, service.ErrNotConnected
 	}
-	select {
-	case rb, open := <-g.out:
-		if open {
-			return rb.batch, rb.ack, nil
-		}
-	case <-ctx.Done():
-		return nil, nil, ctx.Err()
+	batch, ack, ok, err := run.Next(ctx)
+	if err != nil {
+		return nil, nil, err
 	}
-	return nil, nil, r.endGeneration(g)
+	if ok {
+		return batch, ack, nil
+	}
+	return nil, nil, r.endRun(run)
 }
 
-// endGeneration turns the reason a producer stopped into ReadBatch's answer.
-func (r *reader) endGeneration(g *generation) error {
-	<-g.done
+// endRun turns the reason a run stopped into ReadBatch's answer.
+func (r *reader) endRun(run *delivery.Run[*checkpoint.State]) error {
+	err := run.Err()
 	r.mu.Lock()
-	if r.gen == g {
-		r.gen = nil
+	defer r.mu.Unlock()
+	if r.run == run {
+		r.run = nil
+		r.conn.close()
 	}
-	r.mu.Unlock()
-	g.conn.close()
 	switch {
-	case g.err == nil:
+	case err == nil:
 		return service.ErrEndOfInput
-	case errors.Is(g.err, errRewind):
+	case errors.Is(err, delivery.ErrRewind):
 		r.log.Warnf("A batch was rejected by the output and auto_replay_nacks is false: re-reading from the last committed checkpoint")
-		r.mu.Lock()
 		r.rewound = true
-		r.mu.Unlock()
 		return service.ErrNotConnected
-	case errors.Is(g.err, context.Canceled):
+	case errors.Is(err, context.Canceled):
 		return service.ErrNotConnected
-	default:
-		r.mu.Lock()
-		err := r.noteFatalLocked(g.err)
-		r.mu.Unlock()
-		return err
 	}
+	if fe := r.noteFatal(err); isFatal(fe) {
+		return fe
+	}
+	r.log.Warnf("Reading stopped, reconnecting: %v", err)
+	return service.ErrNotConnected
 }
 
 // noteFatal records errors that no reconnect can fix, so that Benthos keeps
 // reporting them instead of reading on.
 func (r *reader) noteFatal(err error) error {
-	var fe *fatalError
-	if errors.As(err, &fe) {
+	if isFatal(err) {
 		r.fatal = err
 		r.log.Errorf("%v", err)
 	}
 	return err
 }
 
-func (r *reader) noteFatalLocked(err error) error {
-	r.noteFatal(err)
-	var fe *fatalError
-	if errors.As(err, &fe) {
-		return err
-	}
-	r.log.Warnf("Reading stopped, reconnecting: %v", err)
-	return service.ErrNotConnected
-}
-
-// Close stops the producer, waits (bounded by ctx) for in-flight batches to be
+// Close stops the run, waits (bounded by ctx) for in-flight batches to be
 // acked so that their checkpoint is saved, then releases connections.
 func (r *reader) Close(ctx context.Context) error {
 	r.mu.Lock()
-	g := r.gen
-	r.gen = nil
+	run, c := r.run, r.conn
+	r.run = nil
 	r.mu.Unlock()
-	if g != nil {
-		g.stopProducer()
-		_ = g.waitUnacked(ctx) // bounded by Benthos's shutdown deadline
-		g.conn.close()
+	if run != nil {
+		run.Stop()
+		// Benthos closes an input once the acks of everything it handed on
+		// have returned (and each ack saves before it returns), so what is
+		// still unacked here was read but dropped at shutdown and will be
+		// read again. The short wait only covers a caller that did not wait.
+		wctx, cancel := context.WithTimeout(ctx, closeAckWait)
+		if err := run.WaitUnacked(wctx); err != nil {
+			r.log.Debugf("Closing with batches never acknowledged (dropped at shutdown); they are read again after a restart")
+		}
+		cancel()
+		c.close()
 	}
 	if r.pub != nil {
 		r.pub.close()
 	}
 	return nil
 }
+
+// closeAckWait bounds how long Close waits for acks.
+const closeAckWait = time.Second
 
 // fatalError marks a condition that stops the input until an operator acts.
 type fatalError struct{ msg string }
@@ -187,14 +197,7 @@ func fatalf(format string, args ...any) error {
 	return &fatalError{msg: fmt.Sprintf(format, args...)}
 }
 
-// waitFor sleeps for d unless ctx ends first.
-func waitFor(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+func isFatal(err error) bool {
+	var fe *fatalError
+	return errors.As(err, &fe)
 }

@@ -1,6 +1,7 @@
 package input
 
 import (
+	"context"
 	"math/rand/v2"
 	"time"
 
@@ -29,41 +30,39 @@ func (b *backoff) next() time.Duration {
 // reading the same window again. It logs an incident once at warn level, and
 // then at most once a minute while it lasts.
 type windowRetry struct {
-	conf            *Config
-	log             *service.Logger
-	w               window
-	bo              backoff
-	waitStarted     time.Time // first visible-wait failure of this window
-	failures        int
-	lastLog         time.Time
-	waitSpent       bool // binlog_visible_wait_timeout ran out for this window
-	needsNewSession bool
+	conf        *Config
+	log         *service.Logger
+	table       string
+	w           window
+	bo          backoff
+	waitStarted time.Time // first visible-wait failure of this window
+	failures    int
+	lastLog     time.Time
+	waitSpent   bool // binlog_visible_wait_timeout ran out for this window
 }
 
-func newWindowRetry(conf *Config, log *service.Logger, w window) *windowRetry {
-	return &windowRetry{conf: conf, log: log, w: w}
+func newWindowRetry(conf *Config, log *service.Logger, table string, w window) *windowRetry {
+	return &windowRetry{conf: conf, log: log, table: table, w: w}
 }
 
 // classify returns how long to wait, or a fatal error for failures that no
 // retry can fix.
 func (rt *windowRetry) classify(err error) (time.Duration, error) {
 	rt.failures++
-	rt.needsNewSession = false
 	if flight.IsExpired(err) {
-		return 0, fatalf("%v. The binlog of window [%s, %s) has expired (binlog.ttl_seconds) and min_delta cannot skip it. "+
+		return 0, fatalf("%v. The binlog of window [%s, %s) of %s has expired (binlog.ttl_seconds) and min_delta cannot skip it. "+
 			"To recover: stop the pipeline, delete checkpoint key %s (and %s.bak) from cache %s or pick a new checkpoint_cache_key, "+
 			"and restart with scan_mode: initial to take a fresh snapshot; consider a larger binlog.ttl_seconds",
-			err, rt.w.start, rt.w.end, rt.conf.CheckpointKey, rt.conf.CheckpointKey, rt.conf.CheckpointCache)
+			err, rt.w.start, rt.w.end, rt.table, rt.conf.CheckpointKey, rt.conf.CheckpointKey, rt.conf.CheckpointCache)
 	}
 	if we, ok := flight.AsWindowError(err); ok {
 		if wait, ok := rt.windowWait(we); ok {
 			return wait, nil
 		}
 	}
-	rt.needsNewSession = true
 	wait := rt.bo.next()
-	rt.logf("Reading binlog window [%s, %s) failed (%d attempts so far), reconnecting in %s; the window is retried, never skipped: %v",
-		rt.w.start, rt.w.end, rt.failures, wait.Round(time.Millisecond), err)
+	rt.logf("Reading binlog window [%s, %s) of %s failed (%d attempts so far), reconnecting in %s; the window is retried, never skipped: %v",
+		rt.w.start, rt.w.end, rt.table, rt.failures, wait.Round(time.Millisecond), err)
 	return wait, nil
 }
 
@@ -73,8 +72,8 @@ func (rt *windowRetry) classify(err error) (time.Duration, error) {
 func (rt *windowRetry) windowWait(we *flight.WindowError) (time.Duration, bool) {
 	wait := min(max(we.RetryAfter, time.Second), 5*time.Second)
 	if we.Code == 5100 {
-		rt.logf("Binlog window [%s, %s) is not ready yet (%s %s), retrying in %s",
-			rt.w.start, rt.w.end, we.Name, we.Reason, wait)
+		rt.logf("Binlog window [%s, %s) of %s is not ready yet (%s %s), retrying in %s",
+			rt.w.start, rt.w.end, rt.table, we.Name, we.Reason, wait)
 		return wait, true
 	}
 	if rt.waitStarted.IsZero() {
@@ -85,14 +84,14 @@ func (rt *windowRetry) windowWait(we *flight.WindowError) (time.Duration, bool) 
 		// already logged, so it is logged once on its own.
 		if !rt.waitSpent {
 			rt.waitSpent = true
-			rt.log.Warnf("Binlog window [%s, %s) is still waiting for transactions to become visible after binlog_visible_wait_timeout %s (%s %s): "+
-				"reconnecting with backoff; the window is retried, never skipped", rt.w.start, rt.w.end, rt.conf.VisibleWaitTimeout, we.Name, we.Reason)
+			rt.log.Warnf("Binlog window [%s, %s) of %s is still waiting for transactions to become visible after binlog_visible_wait_timeout %s (%s %s): "+
+				"reconnecting with backoff; the window is retried, never skipped", rt.w.start, rt.w.end, rt.table, rt.conf.VisibleWaitTimeout, we.Name, we.Reason)
 			rt.lastLog = time.Now()
 		}
 		return 0, false
 	}
-	rt.logf("Binlog window [%s, %s) waits for transactions to become visible (%s %s), retrying the same window in %s",
-		rt.w.start, rt.w.end, we.Name, we.Reason, wait)
+	rt.logf("Binlog window [%s, %s) of %s waits for transactions to become visible (%s %s), retrying the same window in %s",
+		rt.w.start, rt.w.end, rt.table, we.Name, we.Reason, wait)
 	return wait, true
 }
 
@@ -105,6 +104,18 @@ func (rt *windowRetry) logf(format string, args ...any) {
 
 func (rt *windowRetry) recovered() {
 	if rt.failures > 0 {
-		rt.log.Infof("Binlog window [%s, %s) read after %d failed attempt(s)", rt.w.start, rt.w.end, rt.failures)
+		rt.log.Infof("Binlog window [%s, %s) of %s read after %d failed attempt(s)", rt.w.start, rt.w.end, rt.table, rt.failures)
+	}
+}
+
+// waitFor sleeps for d unless ctx ends first.
+func waitFor(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
 	}
 }

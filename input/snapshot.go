@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -11,7 +12,6 @@ import (
 
 	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
 	"github.com/rpconnect-doris/rpconnect-doris/input/doris"
-	"github.com/rpconnect-doris/rpconnect-doris/input/flight"
 	"github.com/rpconnect-doris/rpconnect-doris/input/rowjson"
 )
 
@@ -22,70 +22,127 @@ type snapChunk struct {
 	tablets []int64 // set on the split's last chunk
 }
 
-// runSnapshot reads every split that the checkpoint does not mark done, up to
-// max_parallel_snapshot_splits at a time, and returns the state that follows
-// the snapshot.
-func (r *reader) runSnapshot(g *generation, batcher *service.Batcher, st checkpoint.State) (checkpoint.State, error) {
-	todo, total, err := r.pendingSplits(g.ctx, g.conn, st.DoneTablets)
-	if err != nil {
-		return st, err
+// startPendingSnapshots starts the snapshot of every table the position
+// has in its snapshot phase.
+func (co *coordinator) startPendingSnapshots(ctx context.Context) {
+	for _, t := range co.phaseTables(checkpoint.PhaseSnapshot) {
+		var done []int64
+		co.em.view(func(st *checkpoint.State) { done = st.Tables[t.name.key].DoneTablets })
+		co.startSnapshot(ctx, t, done)
 	}
-	r.m.splitsTotal.Set(int64(total))
-	r.m.splitsDone.Set(int64(total - len(todo)))
-	r.log.Infof("Snapshot: %d splits of %d tablet(s) at most, %d already done, reading %d at a time",
-		total, r.conf.RequestTabletSize, total-len(todo), r.conf.MaxParallelSnapshotSplits)
+}
 
-	ctx, cancel := context.WithCancel(g.ctx)
+// startSnapshot reads t's snapshot in the background, at most
+// max_parallel_snapshot_tables tables at once. A failure ends the run.
+func (co *coordinator) startSnapshot(ctx context.Context, t *tableInfo, done []int64) {
+	co.snapWG.Add(1)
+	go func() {
+		defer co.snapWG.Done()
+		select {
+		case co.snapSem <- struct{}{}:
+		case <-ctx.Done():
+			return
+		}
+		defer func() { <-co.snapSem }()
+		if err := co.snapshotTable(ctx, t, done); err != nil {
+			co.fail(err)
+			return
+		}
+		select {
+		case co.snapDone <- struct{}{}:
+		default:
+		}
+	}()
+}
+
+// snapshotTable reads every split of t that done does not cover, up to
+// max_parallel_snapshot_splits at a time, then moves t to its next phase.
+func (co *coordinator) snapshotTable(ctx context.Context, t *tableInfo, done []int64) error {
+	todo, total, err := co.pendingSplits(ctx, t, done)
+	if err != nil {
+		return err
+	}
+	key := t.name.key
+	co.m.splitsTotal.Set(int64(total), key)
+	co.m.splitsDone.Set(int64(total-len(todo)), key)
+	co.log.Infof("Snapshot of %s: %d splits of %d tablet(s) at most, %d already done, reading %d at a time",
+		key, total, co.conf.RequestTabletSize, total-len(todo), co.conf.MaxParallelSnapshotSplits)
+	co.refreshTableGauges()
+
+	rctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	chunks, wait := r.startSplitReaders(ctx, g.conn, todo)
-	done := append([]int64(nil), st.DoneTablets...)
+	chunks, wait := co.startSplitReaders(rctx, t, todo)
 	var emitErr error
 	for ch := range chunks {
 		if emitErr != nil {
 			continue
 		}
-		if ch.tablets != nil {
-			done = append(done, ch.tablets...)
-			r.m.splitsDone.Incr(1)
+		finished := ch.tablets
+		if finished != nil {
+			co.m.splitsDone.Incr(1, key)
 		}
-		next := st
-		next.DoneTablets = done[:len(done):len(done)]
-		if emitErr = r.emit(g, batcher, ch.msgs, next); emitErr != nil {
+		emitErr = co.em.emit(ctx, ch.msgs, func(st *checkpoint.State) {
+			if ts := st.Tables[key]; ts != nil && finished != nil {
+				ts.DoneTablets = append(slices.Clip(ts.DoneTablets), finished...)
+			}
+		})
+		if emitErr != nil {
 			cancel()
 		}
 	}
 	if err := errors.Join(emitErr, wait()); err != nil {
-		return st, err
+		return err
 	}
-	final := checkpoint.State{Version: stateVersion, Table: st.Table, Phase: phaseDone}
-	if st.StreamStart != "" {
-		final.Phase, final.WindowStart = phaseBinlog, st.StreamStart
+	return co.finishSnapshot(ctx, key, total)
+}
+
+// finishSnapshot moves a table past its snapshot: a table that started with
+// the chain joins it, a late one catches up from its own start, and without
+// a binlog phase the table is done.
+func (co *coordinator) finishSnapshot(ctx context.Context, key string, splits int) error {
+	var next string
+	err := co.em.emit(ctx, nil, func(st *checkpoint.State) {
+		ts := st.Tables[key]
+		if ts == nil {
+			return
+		}
+		ts.DoneTablets = nil
+		switch {
+		case st.Stream == nil:
+			ts.Phase = checkpoint.PhaseDone
+		case ts.Start == "":
+			ts.Phase = checkpoint.PhaseBinlog
+		default:
+			ts.Phase, ts.CatchUp = checkpoint.PhaseCatchUp, &checkpoint.Window{Start: ts.Start}
+		}
+		next = ts.Phase
+	})
+	if err != nil {
+		return err
 	}
-	if err := r.emit(g, batcher, nil, final); err != nil {
-		return st, err
-	}
-	r.log.Infof("Snapshot finished (%d splits); next phase: %s", total, final.Phase)
-	return final, nil
+	co.log.Infof("Snapshot of %s finished (%d splits); next phase: %s", key, splits, next)
+	co.refreshTableGauges()
+	return nil
 }
 
 // pendingSplits plans splits with _query_plan and drops tablets already done.
-func (r *reader) pendingSplits(ctx context.Context, c *conn, doneTablets []int64) ([]doris.Split, int, error) {
-	planSQL := doris.SnapshotSQL(r.conf.DB, r.conf.Table, r.conf.ReadFields, nil, r.conf.FilterQuery)
-	qp, err := c.rest.QueryPlan(ctx, r.conf.DB, r.conf.Table, planSQL)
+func (co *coordinator) pendingSplits(ctx context.Context, t *tableInfo, doneTablets []int64) ([]doris.Split, int, error) {
+	planSQL := doris.SnapshotSQL(t.name.db, t.name.table, co.conf.ReadFields, nil, co.conf.FilterQuery)
+	qp, err := co.c.rest.QueryPlan(ctx, t.name.db, t.name.table, planSQL)
 	if err != nil {
-		return nil, 0, fmt.Errorf("query plan for %s.%s: %w", r.conf.DB, r.conf.Table, err)
+		return nil, 0, fmt.Errorf("query plan for %s: %w", t.name.key, err)
 	}
-	splits := doris.PlanSplits(qp, r.conf.RequestTabletSize)
+	splits := doris.PlanSplits(qp, co.conf.RequestTabletSize)
 	done := make(map[int64]bool, len(doneTablets))
-	for _, t := range doneTablets {
-		done[t] = true
+	for _, id := range doneTablets {
+		done[id] = true
 	}
 	var todo []doris.Split
 	for _, sp := range splits {
 		var left []int64
-		for _, t := range sp.Tablets {
-			if !done[t] {
-				left = append(left, t)
+		for _, id := range sp.Tablets {
+			if !done[id] {
+				left = append(left, id)
 			}
 		}
 		if len(left) > 0 {
@@ -96,9 +153,9 @@ func (r *reader) pendingSplits(ctx context.Context, c *conn, doneTablets []int64
 	return todo, len(splits), nil
 }
 
-// startSplitReaders runs the split workers. The returned channel closes when
-// all of them stop; wait then reports the first error.
-func (r *reader) startSplitReaders(ctx context.Context, c *conn, todo []doris.Split) (<-chan snapChunk, func() error) {
+// startSplitReaders runs the split workers of one table. The returned
+// channel closes when all of them stop; wait then reports the first error.
+func (co *coordinator) startSplitReaders(ctx context.Context, t *tableInfo, todo []doris.Split) (<-chan snapChunk, func() error) {
 	work := make(chan doris.Split, len(todo))
 	for _, sp := range todo {
 		work <- sp
@@ -110,15 +167,12 @@ func (r *reader) startSplitReaders(ctx context.Context, c *conn, todo []doris.Sp
 		errMu    sync.Mutex
 		firstErr error
 	)
-	workers := min(r.conf.MaxParallelSnapshotSplits, len(todo))
-	for range workers {
+	for range min(co.conf.MaxParallelSnapshotSplits, len(todo)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			fs := &splitSession{c: c}
-			defer fs.close()
 			for sp := range work {
-				if err := r.readSplitWithRetry(ctx, fs, sp, chunks); err != nil {
+				if err := co.readSplitWithRetry(ctx, t, sp, chunks); err != nil {
 					errMu.Lock()
 					if firstErr == nil {
 						firstErr = err
@@ -142,36 +196,39 @@ func (r *reader) startSplitReaders(ctx context.Context, c *conn, todo []doris.Sp
 
 // readSplitWithRetry re-reads a failed split from its start: rows already
 // emitted from the failed attempt may be delivered twice, rows are never lost.
-func (r *reader) readSplitWithRetry(ctx context.Context, fs *splitSession, sp doris.Split, out chan<- snapChunk) error {
+func (co *coordinator) readSplitWithRetry(ctx context.Context, t *tableInfo, sp doris.Split, out chan<- snapChunk) error {
 	bo := newRetryBackoff()
 	for attempt := 1; ; attempt++ {
-		err := r.readSplit(ctx, fs, sp, out)
+		err := co.readSplit(ctx, t, sp, out)
 		if err == nil || ctx.Err() != nil {
 			return err
 		}
-		if attempt >= r.conf.Retries {
-			return fmt.Errorf("snapshot split %s (tablets %v) failed %d times: %w", sp.ID, sp.Tablets, attempt, err)
+		if attempt >= co.conf.Retries {
+			return fmt.Errorf("snapshot split %s of %s (tablets %v) failed %d times: %w", sp.ID, t.name.key, sp.Tablets, attempt, err)
 		}
-		r.log.Warnf("Snapshot split %s (tablets %v) failed, re-reading it from its start (attempt %d of %d): %v",
-			sp.ID, sp.Tablets, attempt+1, r.conf.Retries, err)
-		fs.close()
+		co.log.Warnf("Snapshot split %s of %s (tablets %v) failed, re-reading it from its start (attempt %d of %d): %v",
+			sp.ID, t.name.key, sp.Tablets, attempt+1, co.conf.Retries, err)
 		if err := waitFor(ctx, bo.next()); err != nil {
 			return err
 		}
 	}
 }
 
-func (r *reader) readSplit(ctx context.Context, fs *splitSession, sp doris.Split, out chan<- snapChunk) error {
-	fc, err := fs.client(ctx)
+// readSplit reads one split on a session of its own.
+func (co *coordinator) readSplit(ctx context.Context, t *tableInfo, sp doris.Split, out chan<- snapChunk) (err error) {
+	fc, err := co.c.session(ctx)
 	if err != nil {
 		return err
 	}
-	qctx, cancel := context.WithTimeout(ctx, r.conf.QueryTimeout)
+	defer func() { co.c.release(fc, err == nil) }()
+	qctx, cancel := context.WithTimeout(ctx, co.conf.QueryTimeout)
 	defer cancel()
-	rc := newRowConverter(r.conf, rowjson.Options{DatetimePrecision: r.datetimePrecision(fs.c)})
-	sql := doris.SnapshotSQL(r.conf.DB, r.conf.Table, r.conf.ReadFields, sp.Tablets, r.conf.FilterQuery)
-	buf := make([]*service.Message, 0, r.maxRows)
+	rc := newRowConverter(t.name, rowjson.Options{DatetimePrecision: t.datetimePrecision()})
+	sql := doris.SnapshotSQL(t.name.db, t.name.table, co.conf.ReadFields, sp.Tablets, co.conf.FilterQuery)
+	maxRows := co.r.maxRows
+	buf := make([]*service.Message, 0, maxRows)
 	send := func(ch snapChunk) error {
+		co.m.rows.Incr(int64(len(ch.msgs)), t.name.key, checkpoint.PhaseSnapshot, "read")
 		select {
 		case out <- ch:
 			return nil
@@ -189,55 +246,17 @@ func (r *reader) readSplit(ctx context.Context, fs *splitSession, sp doris.Split
 				return err
 			}
 			buf = append(buf, msg)
-			if len(buf) >= r.maxRows {
-				r.m.rows.Incr(int64(len(buf)), phaseSnapshot, "read")
+			if len(buf) >= maxRows {
 				if err := send(snapChunk{msgs: buf}); err != nil {
 					return err
 				}
-				buf = make([]*service.Message, 0, r.maxRows)
+				buf = make([]*service.Message, 0, maxRows)
 			}
 		}
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("reading snapshot split %s: %w", sp.ID, err)
+		return fmt.Errorf("reading snapshot split %s of %s: %w", sp.ID, t.name.key, err)
 	}
-	r.m.rows.Incr(int64(len(buf)), phaseSnapshot, "read")
 	return send(snapChunk{msgs: buf, tablets: sp.Tablets})
-}
-
-// datetimePrecision gives the converter each DATETIME column's declared
-// fractional digits, which the Arrow unit alone cannot tell.
-func (r *reader) datetimePrecision(c *conn) map[string]int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.props == nil {
-		return nil
-	}
-	return c.props.DatetimePrecision
-}
-
-// splitSession is one split worker's own Flight session, re-dialled after a
-// failure.
-type splitSession struct {
-	c  *conn
-	fc *flight.Client
-}
-
-func (fs *splitSession) client(ctx context.Context) (*flight.Client, error) {
-	if fs.fc == nil {
-		fc, err := fs.c.dialFlight(ctx)
-		if err != nil {
-			return nil, err
-		}
-		fs.fc = fc
-	}
-	return fs.fc, nil
-}
-
-func (fs *splitSession) close() {
-	if fs.fc != nil {
-		_ = fs.fc.Close()
-		fs.fc = nil
-	}
 }

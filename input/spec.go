@@ -14,6 +14,10 @@ import (
 const (
 	fieldFENodes                   = doris.FieldFENodes
 	fieldTableIdentifier           = "table_identifier"
+	fieldTables                    = "tables"
+	fieldInclude                   = "include"
+	fieldExclude                   = "exclude"
+	fieldDiscoveryInterval         = "table_discovery_interval"
 	fieldUsername                  = doris.FieldUsername
 	fieldPassword                  = doris.FieldPassword
 	fieldJDBCURL                   = "jdbc_url"
@@ -32,6 +36,7 @@ const (
 	fieldRequestTabletSize         = "request_tablet_size"
 	fieldBatchSize                 = "batch_size"
 	fieldMaxParallelSnapshotSplits = "max_parallel_snapshot_splits"
+	fieldMaxParallelSnapshotTables = "max_parallel_snapshot_tables"
 	fieldQueryTimeout              = "request_query_timeout"
 	fieldExecMemLimit              = "exec_mem_limit"
 	fieldRetries                   = "request_retries"
@@ -52,6 +57,7 @@ func Spec() *service.ConfigSpec {
 		Summary("Reads an Apache Doris table's snapshot over Arrow Flight SQL and then follows its Doris 5.0 Row Binlog (`@incr` queries).").
 		Description(specDescription).
 		Fields(connectionFields()...).
+		Fields(selectionFields()...).
 		Fields(modeFields()...).
 		Fields(binlogFields()...).
 		Fields(readFields()...).
@@ -74,10 +80,6 @@ func Spec() *service.ConfigSpec {
 func connectionFields() []*service.ConfigField {
 	return []*service.ConfigField{
 		doris.FENodesField(),
-		service.NewStringField(fieldTableIdentifier).
-			Description("The table to read, as `db.table`.").
-			Example("shop.orders").
-			LintRule(dbTableLint(fieldTableIdentifier)),
 		doris.UsernameField(),
 		doris.PasswordField(),
 		service.NewStringField(fieldJDBCURL).
@@ -86,6 +88,33 @@ func connectionFields() []*service.ConfigField {
 			Optional().
 			LintRule(jdbcLint),
 		doris.TLSField("TLS for every connection to Doris: FE HTTP, Arrow Flight SQL and the MySQL protocol."),
+	}
+}
+
+func selectionFields() []*service.ConfigField {
+	return []*service.ConfigField{
+		service.NewStringField(fieldTableIdentifier).
+			Description("One table to read, as `db.table`; backtick-quote a part that holds a dot, a space or a backtick (`` `my.db`.`orders` ``). Exactly one of `table_identifier`, `tables` and `include` is set.").
+			Example("shop.orders").
+			Optional().
+			LintRule(dbTableLint(fieldTableIdentifier)),
+		service.NewStringListField(fieldTables).
+			Description("Several tables to read, each `db.table` as in `table_identifier`. A listed table without row binlog stops the input (in modes with a binlog phase).").
+			Example([]string{"shop.orders", "shop.customers"}).
+			Optional(),
+		service.NewStringListField(fieldInclude).
+			Description("Regular expressions (Go RE2 syntax) matched against each table's whole `db.table` name, as if anchored with `^...$`: every table that matches one of them, and no `exclude` pattern, is read. Tables are listed with `SHOW DATABASES` and `SHOW TABLES` as the user sees them, and listed again every `table_discovery_interval`. A matched table without row binlog, or that is not a DUPLICATE KEY or merge-on-write UNIQUE KEY table, is skipped with one warning and checked again at each discovery.").
+			Example([]string{`shop\..*`}).
+			Example([]string{`shop\.orders`, `crm\.(customers|contacts)`}).
+			Optional(),
+		service.NewStringListField(fieldExclude).
+			Description("Regular expressions removing tables from what `include` matched, matched the same way. Only valid with `include`.").
+			Example([]string{`shop\.tmp_.*`}).
+			Optional(),
+		service.NewDurationField(fieldDiscoveryInterval).
+			Description("How often the databases and tables are listed again while the binlog is followed. A new table that the selection names or matches joins the stream: in `initial` mode it gets its own snapshot and then its changes from the moment it was found; in `latest` and `from-timestamp` it streams from the moment it was found. A dropped table leaves the stream and the checkpoint with a warning; one dropped and created again is a new table. `0s` lists the tables only at start.").
+			Default("1m").
+			LintRule(minDurationLint(fieldDiscoveryInterval, 0, "must not be negative")),
 	}
 }
 
@@ -151,7 +180,12 @@ func readFields() []*service.ConfigField {
 			Example("status = 'paid'").
 			Optional(),
 		service.NewIntField(fieldRequestTabletSize).
-			Description("Tablets per snapshot split.").
+			Description("Tablets per snapshot split: each split reads at most this many tablets in one `TABLET(...)` query. " +
+				"A table has one tablet per partition and bucket (30 daily partitions × 16 buckets is 480 tablets), and `_query_plan` " +
+				"lists every tablet of every partition once. Tablets are grouped by count only, in ascending tablet id order per backend, " +
+				"so every tablet is read exactly once, whatever the value; a split may hold tablets of more than one partition, " +
+				"but never more than `request_tablet_size` tablets. Larger values mean fewer, longer splits.").
+			Example(1).Example(16).
 			Default(1).Advanced().
 			LintRule(minIntLint(fieldRequestTabletSize)),
 		service.NewIntField(fieldBatchSize).
@@ -159,9 +193,13 @@ func readFields() []*service.ConfigField {
 			Default(4064).
 			LintRule(minIntLint(fieldBatchSize)),
 		service.NewIntField(fieldMaxParallelSnapshotSplits).
-			Description("How many snapshot splits are read at the same time.").
+			Description("How many snapshot splits of one table are read at the same time, each on its own Flight SQL session.").
 			Default(2).Advanced().
 			LintRule(minIntLint(fieldMaxParallelSnapshotSplits)),
+		service.NewIntField(fieldMaxParallelSnapshotTables).
+			Description("How many tables are snapshotted at the same time. At most `max_parallel_snapshot_tables` × `max_parallel_snapshot_splits` snapshot sessions are open at once.").
+			Default(1).Advanced().
+			LintRule(minIntLint(fieldMaxParallelSnapshotTables)),
 	}
 }
 
@@ -248,25 +286,52 @@ func minDurationLint(field string, minNs int64, what string) string {
 		strconv.Quote(field+" "+what+"; got %q") + `.format($s) ] }`
 }
 
+// Lists are linted by the spec-wide rule: a field rule on a list sees one
+// element at a time, without its index.
+
+// patternLint compiles each pattern of a list field as Go does (re_match
+// uses Go's regexp) and lists the index and reason of any that fails.
+func patternLint(field string) string {
+	return `this.` + field + `.or([]).enumerated().map_each(e -> "".re_match(e.value.string()).catch(err -> ` +
+		strconv.Quote(field+" pattern %d (%q) is not a valid regular expression: %s") +
+		`.format(e.index, e.value.string(), err))).filter(r -> r.type() == "string")`
+}
+
+// tablesLint checks that every tables entry is db.table.
+const tablesLint = `this.tables.or([]).enumerated().map_each(e -> if !e.value.string().re_match("` + dbTableRe + `") { ` +
+	`"tables entry %d must be db.table; got %q".format(e.index, e.value.string()) } else { "" }).filter(m -> m != "")`
+
 func minIntLint(field string) string {
 	return `root = if this < 1 { [ ` + strconv.Quote(field+" must be at least 1; got %v") + `.format(this) ] }`
 }
 
+// dbTableRe is a Bloblang string literal body matching db.table, each part
+// bare or backtick-quoted, as doris.ParseTableIdentifier accepts.
+const dbTableRe = `^(` + "`(``|[^`])+`" + `|[^.\\s` + "`" + `]+)\\.(` + "`(``|[^`])+`" + `|[^.\\s` + "`" + `]+)$`
+
 func dbTableLint(field string) string {
-	return `root = if !this.string().re_match("^(` + "`(``|[^`])+`" + `|[^.\\s` + "`" + `]+)\\.(` + "`(``|[^`])+`" + `|[^.\\s` + "`" + `]+)$") { [ ` +
+	return `root = if !this.string().re_match("` + dbTableRe + `") { [ ` +
 		strconv.Quote(field+" must be db.table; got %q") + `.format(this.string()) ] }`
 }
 
 // jdbcLint never echoes the URL: its query string may carry a password.
-const jdbcLint = `let ok = this.string().re_match("^jdbc:mysql://(\\[[0-9A-Fa-f:.]+\\]|[^:/?\\s\\[\\]]+):[0-9]{1,5}(/[^/?\\s]*)?(\\?\\S*)?$")
-let port = if $ok { this.string().re_replace_all("^jdbc:mysql://(\\[[^\\]]*\\]|[^:/?]*):([0-9]+).*$", "$2").number() } else { 0 }
+// jdbcLint mirrors doris.ParseJDBCURL, the one rule for jdbc_url (a test
+// holds them to the same answers): a case-insensitive prefix, one host, a
+// required port, an optional database and key=value parameters. It never
+// echoes the URL: its query string may carry a password.
+const jdbcLint = `let ok = this.string().re_match("(?i)^jdbc:mysql://(\\[[0-9A-Fa-f:.]+\\]|[^:/?\\s\\[\\],@]+):[0-9]{1,5}(/[^/?\\s]*)?(\\?[^=&\\s]+=[^&\\s]*(&[^=&\\s]+=[^&\\s]*)*)?$")
+let port = if $ok { this.string().re_replace_all("(?i)^jdbc:mysql://(\\[[^\\]]*\\]|[^:/?]*):([0-9]+).*$", "$2").number() } else { 0 }
 root = if !$ok { [ "jdbc_url must look like jdbc:mysql://host:port[/db][?k=v]" ] } else if $port < 1 || $port > 65535 { [ "jdbc_url has a port outside 1..65535" ] }`
 
-const specLintRule = `let mode = this.scan_mode.or("snapshot").string().lowercase()
+var specLintRule = `let lists = [` + tablesLint + `, ` + patternLint(fieldInclude) + `, ` + patternLint(fieldExclude) + `].flatten()
+let mode = this.scan_mode.or("snapshot").string().lowercase()
 let incr = ["initial", "latest", "from-timestamp"].contains($mode)
 let offset = this.binlog_offset_table.or("") != ""
 let consumer = this.binlog_consumer_id.or("") != ""
+let selected = [this.table_identifier.or("") != "", this.tables.or([]).length() > 0, this.include.or([]).length() > 0].filter(v -> v).length()
 root = [
+  if $selected != 1 { "exactly one of table_identifier, tables and include must be set" } else { "" },
+  if this.exclude.or([]).length() > 0 && this.include.or([]).length() == 0 { "exclude is only valid together with include" } else { "" },
   if this.scan_timestamp.or("") != "" && $mode != "from-timestamp" { "scan_timestamp is only valid in from-timestamp mode" } else { "" },
   if $mode == "from-timestamp" && this.scan_timestamp.or("") == "" { "scan_timestamp is required when scan_mode is from-timestamp" } else { "" },
   if $incr && this.filter_query.or("") != "" { "incremental scan modes (initial, latest, from-timestamp) do not support filter_query" } else { "" },
@@ -275,7 +340,7 @@ root = [
   if $offset && !$incr { "binlog_offset_table is only valid in incremental scan modes" } else { "" },
   if $offset && this.jdbc_url.or("") == "" { "jdbc_url is required when binlog_offset_table is configured" } else { "" },
   if $incr && this.checkpoint_cache.or("") == "" { "checkpoint_cache is required when scan_mode is " + $mode } else { "" },
-]`
+].merge($lists)`
 
 const specDescription = `
 The input plans the table's tablets through the FE REST API and reads them over Arrow Flight SQL. With a binlog phase it then reads the table's Doris 5.0 Row Binlog in windows ` + "`[start, end)`" + ` of whole seconds, one ` + "`@incr`" + ` query per window and poll interval. Window bounds are the Doris clock floored to the second, so consecutive windows neither overlap nor leave gaps.

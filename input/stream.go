@@ -2,70 +2,186 @@ package input
 
 import (
 	"context"
-	"fmt"
 	"time"
-
-	"github.com/redpanda-data/benthos/v4/public/service"
 
 	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
 	"github.com/rpconnect-doris/rpconnect-doris/input/doris"
 )
 
-// window is the binlog range being read, [start, end) in Doris wall-clock
-// seconds, and the last row of it already emitted.
-type window struct {
-	start, end string
-	last       *checkpoint.RowPos
-}
+// window is a binlog range [start, end) in Doris wall-clock seconds.
+type window struct{ start, end string }
 
-// runStream follows the binlog forever: take end = the current Doris time,
-// read [start, end), then start = end. Windows chain without gaps, and a
-// window is never shortened or skipped.
-func (r *reader) runStream(g *generation, batcher *service.Batcher, st checkpoint.State) error {
-	w := window{start: st.WindowStart, end: st.WindowEnd, last: st.Last}
-	r.log.Infof("Binlog phase: reading %s changes from %s", r.conf.IncrementType, w.start)
-	lastTick := time.Time{}
+// runStream follows the window chain forever: take end = the current Doris
+// time, read [start, end) of every streaming table, then start = end.
+// Windows chain without gaps, and a window is never shortened or skipped.
+// Between windows it lists the tables again when discovery is due, and lets
+// tables whose snapshot finished catch up and join.
+func (co *coordinator) runStream(ctx context.Context) error {
+	if err := co.waitChainSnapshots(ctx); err != nil {
+		return err
+	}
+	var start string
+	co.em.view(func(st *checkpoint.State) { start = st.Stream.Start })
+	co.log.Infof("Binlog phase: reading %s changes of %d table(s) from %s", co.conf.IncrementType, len(co.phaseTables(checkpoint.PhaseBinlog)), start)
+	lastTick, lastDiscovery := time.Time{}, time.Now()
 	for {
-		var now *doris.Timestamp // the Doris time the window end came from
-		if w.end == "" {
-			ts, tick, err := r.nextWindowEnd(g.ctx, g.conn, w.start, lastTick)
-			if err != nil {
+		if co.conf.DiscoveryInterval > 0 && time.Since(lastDiscovery) >= co.conf.DiscoveryInterval {
+			if err := co.discover(ctx); err != nil {
 				return err
 			}
-			w.end, lastTick, now = ts.Text, tick, &ts
+			lastDiscovery = time.Now()
 		}
-		if err := r.guardExpiry(g.ctx, g.conn, w, now); err != nil {
+		if err := co.catchUp(ctx); err != nil {
 			return err
 		}
-		began := time.Now()
-		if err := r.readWindowWithRetry(g, batcher, &w); err != nil {
+		var err error
+		if lastTick, err = co.nextWindow(ctx, lastTick); err != nil {
 			return err
 		}
-		r.m.window.Timing(time.Since(began).Nanoseconds())
-		w = window{start: w.end}
 	}
+}
+
+// waitChainSnapshots holds the chain at its start while a table that
+// started with it (initial mode) is still in its snapshot.
+func (co *coordinator) waitChainSnapshots(ctx context.Context) error {
+	for {
+		waiting := false
+		co.em.view(func(st *checkpoint.State) {
+			for _, t := range st.Tables {
+				waiting = waiting || t.Phase == checkpoint.PhaseSnapshot && t.Start == ""
+			}
+		})
+		if !waiting {
+			return nil
+		}
+		select {
+		case <-co.snapDone:
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		}
+	}
+}
+
+// nextWindow chooses (or resumes) the chain's next window, reads it for
+// every streaming table and moves the chain past it.
+func (co *coordinator) nextWindow(ctx context.Context, lastTick time.Time) (time.Time, error) {
+	var cur checkpoint.Window
+	co.em.view(func(st *checkpoint.State) { cur = *st.Stream.Clone() })
+	w := window{start: cur.Start, end: cur.End}
+	var now *doris.Timestamp // the Doris time the window end came from
+	if w.end == "" {
+		ts, tick, err := co.nextWindowEnd(ctx, w.start, lastTick)
+		if err != nil {
+			return lastTick, err
+		}
+		w.end, lastTick, now = ts.Text, tick, &ts
+	}
+	tables := co.phaseTables(checkpoint.PhaseBinlog)
+	for _, t := range tables {
+		if err := co.guardExpiry(ctx, t, w, now); err != nil {
+			return lastTick, err
+		}
+	}
+	began := time.Now()
+	dropped, err := co.readWindow(ctx, tables, w, cur.Last, func(st *checkpoint.State, last checkpoint.Pos) {
+		st.Stream = &checkpoint.Window{Start: w.start, End: w.end, Last: &last}
+	})
+	if err != nil {
+		return lastTick, err
+	}
+	co.m.window.Timing(time.Since(began).Nanoseconds())
+	if err := co.em.emit(ctx, nil, func(st *checkpoint.State) { st.Stream = &checkpoint.Window{Start: w.end} }); err != nil {
+		return lastTick, err
+	}
+	return lastTick, co.dropTables(ctx, dropped)
+}
+
+// catchUp reads, for each table whose snapshot finished after the chain
+// had moved on, its own binlog from its start to the chain's start, and
+// then lets it join the chain. A table whose start the chain has not
+// reached yet waits.
+func (co *coordinator) catchUp(ctx context.Context) error {
+	for _, t := range co.phaseTables(checkpoint.PhaseCatchUp) {
+		key := t.name.key
+		var chainStart string
+		var own checkpoint.Window
+		co.em.view(func(st *checkpoint.State) {
+			chainStart, own = st.Stream.Start, *st.Tables[key].CatchUp.Clone()
+		})
+		if compareWall(own.Start, chainStart) > 0 {
+			continue
+		}
+		if own.End == "" {
+			own.End = chainStart
+		}
+		w := window{start: own.Start, end: own.End}
+		co.log.Infof("Table %s catches up on its binlog [%s, %s) before joining the shared windows", key, w.start, w.end)
+		dropped, err := co.readWindow(ctx, []*tableInfo{t}, w, own.Last, func(st *checkpoint.State, last checkpoint.Pos) {
+			if ts := st.Tables[key]; ts != nil {
+				ts.CatchUp = &checkpoint.Window{Start: w.start, End: w.end, Last: &last}
+			}
+		})
+		if err != nil {
+			return err
+		}
+		if len(dropped) > 0 {
+			if err := co.dropTables(ctx, dropped); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := co.em.emit(ctx, nil, func(st *checkpoint.State) {
+			ts := st.Tables[key]
+			switch {
+			case ts == nil:
+			case w.end == st.Stream.Start:
+				ts.Phase, ts.CatchUp, ts.Start = checkpoint.PhaseBinlog, nil, ""
+			default: // the chain moved on meanwhile: catch up the rest next
+				ts.Start, ts.CatchUp = w.end, &checkpoint.Window{Start: w.end}
+			}
+		}); err != nil {
+			return err
+		}
+		co.log.Infof("Table %s caught up to %s", key, w.end)
+		co.refreshTableGauges()
+	}
+	return nil
+}
+
+// dropTables removes tables whose window read found them gone.
+func (co *coordinator) dropTables(ctx context.Context, keys []string) error {
+	for _, key := range keys {
+		co.log.Warnf("Table %s was dropped: it leaves the stream and the checkpoint", key)
+		if err := co.removeTable(ctx, key); err != nil {
+			return err
+		}
+	}
+	if len(keys) > 0 {
+		co.refreshTableGauges()
+	}
+	return nil
 }
 
 // nextWindowEnd waits for the next poll tick and returns the current Doris
 // time once it has moved past start.
-func (r *reader) nextWindowEnd(ctx context.Context, c *conn, start string, lastTick time.Time) (doris.Timestamp, time.Time, error) {
+func (co *coordinator) nextWindowEnd(ctx context.Context, start string, lastTick time.Time) (doris.Timestamp, time.Time, error) {
 	bo := newRetryBackoff()
 	failing := false
 	for {
-		if wait := time.Until(nextTick(lastTick, r.conf.PollInterval)); wait > 0 {
+		if wait := time.Until(nextTick(lastTick, co.conf.PollInterval)); wait > 0 {
 			if err := waitFor(ctx, wait); err != nil {
 				return doris.Timestamp{}, lastTick, err
 			}
 		}
 		lastTick = time.Now()
-		r.m.refreshLag()
-		ts, err := c.rest.CurrentTimestamp(ctx)
+		co.m.refreshLag()
+		ts, err := co.c.rest.CurrentTimestamp(ctx)
 		if err != nil {
 			if ctx.Err() != nil {
 				return doris.Timestamp{}, lastTick, ctx.Err()
 			}
 			if !failing {
-				r.log.Warnf("Reading the current Doris time failed, retrying with backoff: %v", err)
+				co.log.Warnf("Reading the current Doris time failed, retrying with backoff: %v", err)
 				failing = true
 			}
 			if err := waitFor(ctx, bo.next()); err != nil {
@@ -74,10 +190,10 @@ func (r *reader) nextWindowEnd(ctx context.Context, c *conn, start string, lastT
 			continue
 		}
 		if failing {
-			r.log.Infof("Reading the current Doris time works again")
+			co.log.Infof("Reading the current Doris time works again")
 			failing = false
 		}
-		r.m.zoneOffsetMs.Store(zoneOffsetMs(ts))
+		co.m.zoneOffsetMs.Store(zoneOffsetMs(ts))
 		switch cmp := compareWall(ts.Text, start); {
 		case cmp < 0:
 			return doris.Timestamp{}, lastTick, fatalf("current Doris timestamp moved backwards from %s to %s", start, ts.Text)
@@ -85,56 +201,6 @@ func (r *reader) nextWindowEnd(ctx context.Context, c *conn, start string, lastT
 			return ts, lastTick, nil
 		}
 	}
-}
-
-// readWindowWithRetry reads w until it is complete. A retry re-runs the same
-// window and skips rows already emitted, so a failure causes no duplicates.
-func (r *reader) readWindowWithRetry(g *generation, batcher *service.Batcher, w *window) error {
-	rt := newWindowRetry(r.conf, r.log, *w)
-	for {
-		err := r.readWindow(g, batcher, w)
-		if err == nil {
-			rt.recovered()
-			return nil
-		}
-		if g.ctx.Err() != nil {
-			return context.Cause(g.ctx)
-		}
-		wait, err := rt.classify(err)
-		if err != nil {
-			return err
-		}
-		if rt.needsNewSession {
-			g.conn.resetFlight()
-		}
-		if err := waitFor(g.ctx, wait); err != nil {
-			return err
-		}
-	}
-}
-
-// readWindow runs one @incr query for w and emits its rows after w.last. The
-// window's final emit carries the next window's start, which is what moves
-// the checkpoint past an empty or finished window.
-func (r *reader) readWindow(g *generation, batcher *service.Batcher, w *window) error {
-	fc, err := g.conn.flightClient(g.ctx)
-	if err != nil {
-		return err
-	}
-	qctx, cancel := context.WithTimeout(g.ctx, r.conf.QueryTimeout)
-	defer cancel()
-	sql := doris.IncrSQL(r.conf.DB, r.conf.Table, r.conf.ReadFields, w.start, w.end, r.conf.IncrementType)
-	r.log.Debugf("Reading binlog window [%s, %s) of %s.%s", w.start, w.end, r.conf.DB, r.conf.Table)
-	cb := newWindowBatcher(r, g, batcher, w)
-	defer cb.close()
-	if err := fc.Query(qctx, sql, cb.record); err != nil {
-		return fmt.Errorf("binlog window [%s, %s): %w", w.start, w.end, err)
-	}
-	if err := cb.finish(); err != nil {
-		return err
-	}
-	done := checkpoint.State{Version: stateVersion, Table: r.conf.DB + "." + r.conf.Table, Phase: phaseBinlog, WindowStart: w.end}
-	return r.emit(g, batcher, nil, done)
 }
 
 // tickSlack is how long after a whole second a poll runs.

@@ -29,16 +29,28 @@ func run(args []string) int {
 	password := fs.String("password", "", "password")
 	visibleWait := fs.Duration("visible-wait-timeout", 5*time.Second, "visible wait timeout of @incr reads")
 	demo := fs.Bool("demo", false, "create demo.orders with 1,000 rows and change it every second")
+	timeZone := fs.String("time-zone", "UTC", "the FE's global time_zone: an IANA name (America/New_York) or an offset (+08:00)")
+	clockStart := fs.String("clock-start", "", "RFC 3339 instant the simulator clock starts at, then runs at normal speed (e.g. 2026-11-01T05:59:30Z)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	logger := log.New(os.Stderr, "", log.LstdFlags)
+	var start time.Time
+	if *clockStart != "" {
+		t, err := time.Parse(time.RFC3339Nano, *clockStart)
+		if err != nil {
+			logger.Printf("dorissim: --clock-start must be an RFC 3339 instant such as 2026-11-01T05:59:30Z: %v", err)
+			return 2
+		}
+		start = t
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	startCtx, cancel := context.WithTimeout(ctx, time.Minute)
 	srv, err := dorissim.Start(startCtx, dorissim.Config{
 		Host: *host, HTTPPort: *httpPort, MySQLPort: *mysqlPort, FlightPort: *flightPort, BEFlightPort: *beFlightPort,
 		User: *user, Password: *password, VisibleWaitTimeout: *visibleWait, Demo: *demo, Logf: logger.Printf,
+		TimeZone: *timeZone, ClockStart: start,
 	})
 	cancel()
 	if err != nil {

@@ -1,6 +1,11 @@
 // Package checkpoint holds the doris_binlog input's persisted position: a
 // versioned JSON State and a Store that keeps it in a Benthos cache resource.
 //
+// One State describes a whole input: the phase and progress of every table it
+// follows, the window chain that all streaming tables share, and the last
+// delivered row of that chain. Version 1, written by the single-table input,
+// is read and carried over (see legacy.go).
+//
 // The Store survives torn writes: the `file` cache truncates a file before
 // writing it, so a process killed mid-write can leave an empty or partial
 // value. Every Save therefore writes `<key>.bak` first and `<key>` second, and
@@ -18,88 +23,128 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sort"
 	"time"
 )
 
-// Version is the only State layout this package reads and writes.
-const Version = 1
+// Version is the State layout this package writes. Decode also reads
+// LegacyVersion.
+const Version = 2
 
-// Phases of the input recorded in State.Phase.
+// Phases of a table recorded in Table.Phase.
 const (
+	// PhaseSnapshot: the table's content is being read; DoneTablets
+	// holds the tablets already delivered.
 	PhaseSnapshot = "snapshot"
-	PhaseBinlog   = "binlog"
-	PhaseDone     = "done"
+	// PhaseCatchUp: the snapshot is done and the table reads its own
+	// binlog from Start until it reaches the shared window chain.
+	PhaseCatchUp = "catchup"
+	// PhaseBinlog: the table is read in every window of the shared chain.
+	PhaseBinlog = "binlog"
+	// PhaseDone: a snapshot-only table that has been read completely.
+	PhaseDone = "done"
 )
 
 // State is the persisted position of one doris_binlog input.
 type State struct {
-	Version     int       `json:"version"` // 1
-	Table       string    `json:"table"`   // db.table
-	Phase       string    `json:"phase"`   // "snapshot", "binlog", "done"
-	StreamStart string    `json:"stream_start,omitempty"`
-	DoneTablets []int64   `json:"snapshot_done_tablets,omitempty"`
-	WindowStart string    `json:"window_start,omitempty"`
-	WindowEnd   string    `json:"window_end,omitempty"`
-	Last        *RowPos   `json:"last,omitempty"`
-	Seq         uint64    `json:"seq"`
-	SavedAt     time.Time `json:"saved_at"`
+	Version int `json:"version"`
+	// Stream is the window chain shared by every table in PhaseBinlog;
+	// nil in snapshot-only inputs.
+	Stream *Window `json:"stream,omitempty"`
+	// Tables maps `db.table` to that table's phase and progress.
+	Tables  map[string]*Table `json:"tables"`
+	Seq     uint64            `json:"seq"`
+	SavedAt time.Time         `json:"saved_at"`
+	// FromVersion is the layout the state was read from when it was not
+	// the current one, so that the input can say it carried it over.
+	FromVersion int `json:"-"`
 }
 
-// RowPos is the binlog position of the last delivered row inside a window.
-type RowPos struct {
-	TSO int64 `json:"tso"`
-	LSN int64 `json:"lsn"`
-	Op  int8  `json:"op"`
+// Window is a binlog window [Start, End) and the last row of it delivered.
+// End is empty until the window is chosen; Last is nil until a row of it was
+// delivered. A window that finished is replaced by {Start: its End}.
+type Window struct {
+	Start string `json:"start"`
+	End   string `json:"end,omitempty"`
+	Last  *Pos   `json:"last,omitempty"`
 }
 
-// Less orders positions the way Doris orders binlog rows: (TSO, LSN, Op).
-func (p RowPos) Less(other RowPos) bool {
-	if p.TSO != other.TSO {
-		return p.TSO < other.TSO
+// Table is one table's phase and progress.
+type Table struct {
+	Phase string `json:"phase"`
+	// Start is where the table's own binlog begins when it is not the
+	// shared chain's start: a table that joined while the chain was
+	// running catches up from here. Empty means "with the chain".
+	Start string `json:"start,omitempty"`
+	// DoneTablets are the snapshot tablets already delivered.
+	DoneTablets []int64 `json:"snapshot_done_tablets,omitempty"`
+	// CatchUp is the table's own window while in PhaseCatchUp.
+	CatchUp *Window `json:"catchup,omitempty"`
+	// MaxTablet is the highest tablet id seen; a table whose tablets are
+	// all newer was dropped and created again (Doris ids only grow).
+	MaxTablet int64 `json:"max_tablet,omitempty"`
+}
+
+// New returns an empty current-version State.
+func New() *State {
+	return &State{Version: Version, Tables: map[string]*Table{}}
+}
+
+// Clone returns a copy that shares nothing mutable with s. Slices are
+// treated as immutable once stored (callers append to fresh copies), so
+// only the maps and structs are copied.
+func (s *State) Clone() *State {
+	if s == nil {
+		return nil
 	}
-	if p.LSN != other.LSN {
-		return p.LSN < other.LSN
+	cp := *s
+	cp.Stream = s.Stream.clone()
+	cp.Tables = make(map[string]*Table, len(s.Tables))
+	for name, t := range s.Tables {
+		tc := *t
+		tc.CatchUp = t.CatchUp.clone()
+		cp.Tables[name] = &tc
 	}
-	return p.Op < other.Op
+	return &cp
 }
 
-// ErrCorrupt is matched (errors.Is) by every error reporting unreadable
-// checkpoint bytes.
-var ErrCorrupt = errors.New("checkpoint is corrupt")
-
-// CorruptError describes why stored checkpoint bytes were rejected. Key is
-// empty when the bytes did not come from a Store.
-type CorruptError struct {
-	Key    string
-	Reason string
-}
-
-func (e *CorruptError) Error() string {
-	if e.Key == "" {
-		return "checkpoint is corrupt: " + e.Reason
+func (w *Window) clone() *Window {
+	if w == nil {
+		return nil
 	}
-	return fmt.Sprintf("checkpoint %q is corrupt: %s", e.Key, e.Reason)
-}
-
-// Is makes errors.Is(err, ErrCorrupt) true.
-func (e *CorruptError) Is(target error) bool { return target == ErrCorrupt }
-
-// UnsupportedVersionError reports a checkpoint written by another layout.
-type UnsupportedVersionError struct {
-	Key     string
-	Version int
-}
-
-func (e *UnsupportedVersionError) Error() string {
-	where := "checkpoint"
-	if e.Key != "" {
-		where = fmt.Sprintf("checkpoint %q", e.Key)
+	cp := *w
+	if w.Last != nil {
+		last := *w.Last
+		cp.Last = &last
 	}
-	return fmt.Sprintf("%s has unsupported version %d (this build reads version %d)", where, e.Version, Version)
+	return &cp
 }
 
-func corrupt(format string, args ...any) error {
-	return &CorruptError{Reason: fmt.Sprintf(format, args...)}
+// TableNames returns the tables in name order.
+func (s *State) TableNames() []string {
+	names := make([]string, 0, len(s.Tables))
+	for n := range s.Tables {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Equal reports whether a and b hold the same position (Seq and SavedAt
+// aside), which lets a commit skip a save that would change nothing.
+func Equal(a, b *State) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	ea, errA := json.Marshal(positionOf(a))
+	eb, errB := json.Marshal(positionOf(b))
+	return errA == nil && errB == nil && bytes.Equal(ea, eb)
+}
+
+func positionOf(s *State) State {
+	cp := *s
+	cp.Seq, cp.SavedAt, cp.FromVersion = 0, time.Time{}, 0
+	return cp
 }
 
 // Encode validates s and returns its JSON form. A zero Version is filled in
@@ -116,18 +161,18 @@ func Encode(s *State) ([]byte, error) {
 		return nil, fmt.Errorf("encode checkpoint: %w", &UnsupportedVersionError{Version: cp.Version})
 	}
 	if err := validate(&cp); err != nil {
-		return nil, fmt.Errorf("encode checkpoint for %s: invalid state: %w", cp.Table, err)
+		return nil, fmt.Errorf("encode checkpoint: invalid state: %w", err)
 	}
 	b, err := json.Marshal(&cp)
 	if err != nil {
-		return nil, fmt.Errorf("encode checkpoint for %s: %w", cp.Table, err)
+		return nil, fmt.Errorf("encode checkpoint: %w", err)
 	}
 	return b, nil
 }
 
 // Decode parses and validates checkpoint bytes. It rejects anything that is
-// not exactly one well-formed version-1 State: empty or partial input, unknown
-// fields, trailing data (rejected by the version probe) and out-of-range values.
+// not exactly one well-formed State: empty or partial input, unknown fields,
+// trailing data and out-of-range values. Version 1 states are converted.
 func Decode(b []byte) (*State, error) {
 	if len(bytes.TrimSpace(b)) == 0 {
 		return nil, corrupt("empty value")
@@ -138,17 +183,17 @@ func Decode(b []byte) (*State, error) {
 	if err := json.Unmarshal(b, &probe); err != nil {
 		return nil, corrupt("invalid JSON: %v", err)
 	}
-	if probe.Version == nil {
+	switch {
+	case probe.Version == nil:
 		return nil, corrupt("missing version")
-	}
-	if *probe.Version != Version {
+	case *probe.Version == LegacyVersion:
+		return decodeLegacy(b)
+	case *probe.Version != Version:
 		return nil, &UnsupportedVersionError{Version: *probe.Version}
 	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
 	var s State
-	if err := dec.Decode(&s); err != nil {
-		return nil, corrupt("invalid JSON: %v", err)
+	if err := strictUnmarshal(b, &s); err != nil {
+		return nil, err
 	}
 	if err := validate(&s); err != nil {
 		return nil, &CorruptError{Reason: err.Error()}
@@ -156,85 +201,17 @@ func Decode(b []byte) (*State, error) {
 	return &s, nil
 }
 
-func validate(s *State) error {
-	if s.Table == "" {
-		return fmt.Errorf("table is empty")
+func strictUnmarshal(b []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return corrupt("invalid JSON: %v", err)
 	}
-	switch s.Phase {
-	case PhaseSnapshot, PhaseBinlog, PhaseDone:
-	default:
-		return fmt.Errorf("phase must be one of snapshot, binlog, done; got %q", s.Phase)
-	}
-	for _, f := range []struct{ name, val string }{
-		{"stream_start", s.StreamStart},
-		{"window_start", s.WindowStart},
-		{"window_end", s.WindowEnd},
-	} {
-		if f.val != "" && !validTimestamp(f.val) {
-			return fmt.Errorf("%s must match yyyy-MM-dd HH:mm:ss; got %q", f.name, f.val)
-		}
-	}
-	if s.WindowEnd != "" && s.WindowStart == "" {
-		return fmt.Errorf("window_end is set without window_start")
-	}
-	// The fixed-width layout makes string order equal time order.
-	if s.WindowEnd != "" && s.WindowEnd < s.WindowStart {
-		return fmt.Errorf("window_end %q is before window_start %q", s.WindowEnd, s.WindowStart)
-	}
-	for _, id := range s.DoneTablets {
-		if id <= 0 {
-			return fmt.Errorf("snapshot_done_tablets holds invalid tablet id %d", id)
-		}
-	}
-	return validateLast(s)
-}
-
-func validateLast(s *State) error {
-	if s.Last == nil {
-		return nil
-	}
-	if s.WindowStart == "" || s.WindowEnd == "" {
-		return fmt.Errorf("last is set without window_start and window_end")
-	}
-	if s.Last.TSO <= 0 {
-		return fmt.Errorf("last.tso must be positive; got %d", s.Last.TSO)
-	}
-	if s.Last.LSN < 0 {
-		return fmt.Errorf("last.lsn must not be negative; got %d", s.Last.LSN)
-	}
-	if s.Last.Op < 0 || s.Last.Op > 3 {
-		return fmt.Errorf("last.op must be 0..3; got %d", s.Last.Op)
+	if dec.More() {
+		return corrupt("trailing data after the checkpoint")
 	}
 	return nil
 }
 
-// validTimestamp accepts exactly yyyy-MM-dd HH:mm:ss with a real calendar
-// date; time.Parse alone would accept one-digit hours.
-func validTimestamp(s string) bool {
-	if len(s) != 19 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch i {
-		case 4, 7:
-			if c != '-' {
-				return false
-			}
-		case 10:
-			if c != ' ' {
-				return false
-			}
-		case 13, 16:
-			if c != ':' {
-				return false
-			}
-		default:
-			if c < '0' || c > '9' {
-				return false
-			}
-		}
-	}
-	_, err := time.Parse(time.DateTime, s)
-	return err == nil
-}
+// Clone returns a copy of w that shares nothing mutable.
+func (w *Window) Clone() *Window { return w.clone() }

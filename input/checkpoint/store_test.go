@@ -90,7 +90,7 @@ func TestStoreSaveLoadRoundTrip(t *testing.T) {
 			if want.Seq != 1 || want.SavedAt.IsZero() {
 				t.Fatalf("Save did not stamp seq/saved_at: %+v", want)
 			}
-			want.Phase = PhaseDone
+			want.Tables["db.orders"].Phase = PhaseDone
 			if err := s.Save(ctx, want); err != nil {
 				t.Fatal(err)
 			}
@@ -101,7 +101,7 @@ func TestStoreSaveLoadRoundTrip(t *testing.T) {
 					t.Fatalf("get %s: %v", k, err)
 				}
 				got, err := Decode(b)
-				if err != nil || got.Seq != 2 || got.Phase != PhaseDone {
+				if err != nil || got.Seq != 2 || got.Tables["db.orders"].Phase != PhaseDone {
 					t.Fatalf("%s holds %+v (%v)", k, got, err)
 				}
 			}
@@ -114,10 +114,10 @@ func TestStoreSaveLoadRoundTrip(t *testing.T) {
 			if info != (LoadInfo{}) {
 				t.Fatalf("unexpected info %+v", info)
 			}
-			if got.Seq != 2 || got.Phase != PhaseDone || *got.Last != *want.Last || got.Table != want.Table {
+			if got.Seq != 2 || !Equal(got, want) {
 				t.Fatalf("loaded %+v, want %+v", got, want)
 			}
-			next := &State{Table: "db.orders", Phase: PhaseDone}
+			next := done("db.orders")
 			if err := s2.Save(ctx, next); err != nil || next.Seq != 3 {
 				t.Fatalf("seq after restart: %d %v", next.Seq, err)
 			}
@@ -126,8 +126,8 @@ func TestStoreSaveLoadRoundTrip(t *testing.T) {
 }
 
 func TestStoreTornWrites(t *testing.T) {
-	older := &State{Version: 1, Table: "db.orders", Phase: PhaseSnapshot, DoneTablets: []int64{1}, Seq: 4}
-	newer := &State{Version: 1, Table: "db.orders", Phase: PhaseSnapshot, DoneTablets: []int64{1, 2}, Seq: 5}
+	older := &State{Tables: map[string]*Table{"db.orders": {Phase: PhaseSnapshot, DoneTablets: []int64{1}}}, Seq: 4}
+	newer := &State{Tables: map[string]*Table{"db.orders": {Phase: PhaseSnapshot, DoneTablets: []int64{1, 2}}}, Seq: 5}
 	enc := func(s *State) []byte {
 		b, err := Encode(s)
 		if err != nil {
@@ -199,7 +199,7 @@ func TestStoreSaveRepairsAfterFallback(t *testing.T) {
 	ctx := testCtx(t)
 	res := mockRes()
 	s := NewStore(res, "cp", testKey)
-	if err := s.Save(ctx, &State{Table: "db.t", Phase: PhaseDone, Seq: 9}); err != nil {
+	if err := s.Save(ctx, withSeq(done("db.t"), 9)); err != nil {
 		t.Fatal(err)
 	}
 	rawSet(t, res, testKey, nil) // torn primary
@@ -221,7 +221,7 @@ func TestStoreFileTornOnDisk(t *testing.T) {
 	dir := t.TempDir()
 	res := fileRes(t, dir)
 	s := NewStore(res, "cp", testKey)
-	if err := s.Save(ctx, &State{Table: "db.t", Phase: PhaseDone}); err != nil {
+	if err := s.Save(ctx, done("db.t")); err != nil {
 		t.Fatal(err)
 	}
 	// What SIGKILL leaves after the file cache truncated the primary.
@@ -240,13 +240,13 @@ func TestStoreUnknownCacheAndNil(t *testing.T) {
 	if _, _, err := s.Load(ctx); err == nil || !strings.Contains(err.Error(), `cache "nope"`) {
 		t.Fatalf("Load: %v", err)
 	}
-	if err := s.Save(ctx, &State{Table: "db.t", Phase: PhaseDone}); err == nil || !strings.Contains(err.Error(), `cache "nope"`) {
+	if err := s.Save(ctx, done("db.t")); err == nil || !strings.Contains(err.Error(), `cache "nope"`) {
 		t.Fatalf("Save: %v", err)
 	}
 	if err := s.Save(ctx, nil); err == nil {
 		t.Fatal("Save(nil) succeeded")
 	}
-	if err := NewStore(mockRes(), "cp", testKey).Save(ctx, &State{Phase: PhaseDone}); err == nil || !strings.Contains(err.Error(), "table is empty") {
+	if err := NewStore(mockRes(), "cp", testKey).Save(ctx, &State{}); err == nil || !strings.Contains(err.Error(), "tables is missing") {
 		t.Fatalf("invalid state saved: %v", err)
 	}
 }
@@ -267,4 +267,13 @@ func TestSanitizeKey(t *testing.T) {
 			t.Errorf("SanitizeKey(%q) = %q, want %q", in, got, want)
 		}
 	}
+}
+
+func done(table string) *State {
+	return &State{Tables: map[string]*Table{table: {Phase: PhaseDone}}}
+}
+
+func withSeq(s *State, seq uint64) *State {
+	s.Seq = seq
+	return s
 }

@@ -180,7 +180,9 @@ func (c *Client) withRetry(ctx context.Context, op string, fn func(ctx context.C
 			return nil
 		}
 		if ctxErr := ctx.Err(); ctxErr != nil {
-			return fmt.Errorf("%s: %w", op, err)
+			// The attempt may have failed on its own just as ctx ended; the
+			// caller asked to stop, so that is what the error must say.
+			return fmt.Errorf("%s: %w (last error: %w)", op, ctxErr, err)
 		}
 		if !isRetryable(err) {
 			return err

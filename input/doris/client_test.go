@@ -220,3 +220,26 @@ func TestHostBeforeAnyCall(t *testing.T) {
 		t.Fatalf("host %q", c.Host())
 	}
 }
+
+// An attempt that fails on its own just as ctx ends must still report the
+// context's end: callers tell "asked to stop" from "Doris failed" by it.
+func TestContextEndWinsOverAttemptError(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	f := newFE(t, func(w http.ResponseWriter, r *http.Request) {
+		cancel() // the deadline passes while this attempt is answered
+		http.Error(w, "down", http.StatusBadGateway)
+	})
+	c := testClient(t, ClientConfig{Retries: 5}, f.addr())
+	if _, err := c.CurrentTSO(ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("want context canceled, got %v", err)
+	}
+	ctx2, cancel2 := context.WithCancel(context.Background())
+	f2 := newFE(t, func(w http.ResponseWriter, r *http.Request) {
+		cancel2()
+		http.Error(w, "down", http.StatusBadGateway)
+	})
+	c2 := testClient(t, ClientConfig{Retries: 5}, f2.addr())
+	if _, err := c2.CurrentTimestamp(ctx2); !errors.Is(err, context.Canceled) {
+		t.Fatalf("CurrentTimestamp: want context canceled, got %v", err)
+	}
+}

@@ -3,9 +3,6 @@ package doris
 import (
 	"crypto/tls"
 	"fmt"
-	"net"
-	"strconv"
-	"strings"
 
 	"github.com/redpanda-data/benthos/v4/public/service"
 )
@@ -52,7 +49,7 @@ func TLSField(description string) *service.ConfigField {
 	return service.NewTLSToggledField(FieldTLS).Description(description)
 }
 
-// FENodesLint mirrors ParseFENodeList for `rpconnect-doris lint`.
+// FENodesLint mirrors ParseFENodes for `rpconnect-doris lint`.
 const FENodesLint = `root = this.string().split(",").map_each(n -> if !n.trim().re_match("^(\\[[0-9A-Fa-f:.]+\\]|[^:\\s\\[\\]/]+):[0-9]{1,5}$") {
   "fenodes entry %q must be host:http_port".format(n.trim())
 } else if n.trim().re_replace_all("^.*:", "").number() < 1 || n.trim().re_replace_all("^.*:", "").number() > 65535 {
@@ -67,7 +64,7 @@ func ParseConnection(pc *service.ParsedConfig) (Connection, error) {
 	if err != nil {
 		return c, fmt.Errorf("field %s: %w", FieldFENodes, err)
 	}
-	if c.FENodes, err = ParseFENodeList(nodes); err != nil {
+	if c.FENodes, err = ParseFENodes(nodes); err != nil {
 		return c, fmt.Errorf("field %s: %w", FieldFENodes, err)
 	}
 	if c.Username, err = pc.FieldString(FieldUsername); err != nil {
@@ -86,31 +83,4 @@ func ParseConnection(pc *service.ParsedConfig) (Connection, error) {
 		c.TLS = nil
 	}
 	return c, nil
-}
-
-// ParseFENodeList splits the comma-separated host:port list of `fenodes`,
-// with the messages of FENodesLint.
-func ParseFENodeList(s string) ([]string, error) {
-	var out []string
-	for _, n := range strings.Split(s, ",") {
-		n = strings.TrimSpace(n)
-		host, port, err := net.SplitHostPort(n)
-		if err != nil || host == "" || strings.ContainsAny(host, " /") {
-			return nil, fmt.Errorf("fenodes entry %q must be host:http_port", n)
-		}
-		if err := CheckPort(port); err != nil {
-			return nil, fmt.Errorf("fenodes entry %q: %w", n, err)
-		}
-		out = append(out, n)
-	}
-	return out, nil
-}
-
-// CheckPort accepts a decimal port in 1..65535.
-func CheckPort(s string) error {
-	p, err := strconv.Atoi(s)
-	if err != nil || len(s) > 5 || p < 1 || p > 65535 {
-		return fmt.Errorf("port %q is outside 1..65535", s)
-	}
-	return nil
 }

@@ -105,3 +105,17 @@ func FuzzParseShowCreateTable(f *testing.F) {
 		}
 	})
 }
+
+func FuzzFirstColumn(f *testing.F) {
+	f.Add([]byte(resultSet(`[{"name":"Database","type":"CHAR"}]`, `[["shop"],["odd db"]]`)))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		res, err := ParseStatementResponse(body)
+		if err != nil {
+			return
+		}
+		names, err := FirstColumn(res)
+		if err == nil && len(names) != len(res.Rows) {
+			t.Fatalf("%d names for %d rows", len(names), len(res.Rows))
+		}
+	})
+}

@@ -10,10 +10,9 @@ import (
 	"time"
 )
 
-const (
-	jdbcPrefix       = "jdbc:mysql://"
-	defaultMySQLPort = 3306
-)
+// jdbcPrefix starts every accepted URL; its case does not matter, as URL
+// schemes are case-insensitive.
+const jdbcPrefix = "jdbc:mysql://"
 
 // JDBCURL is a parsed `jdbc:mysql://host[:port][/db][?k=v&...]`.
 type JDBCURL struct {
@@ -28,9 +27,10 @@ func (j *JDBCURL) Addr() string {
 	return net.JoinHostPort(j.Host, strconv.Itoa(j.Port))
 }
 
-// ParseJDBCURL parses a single-host MySQL JDBC URL strictly. The port
-// defaults to 3306 as in MySQL Connector/J; several hosts, credentials in the
-// URL and malformed parameters are refused.
+// ParseJDBCURL parses a single-host MySQL JDBC URL strictly: the one rule
+// for jdbc_url, which lint mirrors. The prefix is case-insensitive and the
+// port required; several hosts, credentials in the URL and malformed
+// parameters are refused.
 func ParseJDBCURL(s string) (*JDBCURL, error) {
 	if len(s) < len(jdbcPrefix) || !strings.EqualFold(s[:len(jdbcPrefix)], jdbcPrefix) {
 		return nil, fmt.Errorf("jdbc_url must start with %s, got %q", jdbcPrefix, redactJDBC(s))
@@ -59,11 +59,12 @@ func (j *JDBCURL) parseAuthority(a string) error {
 	case strings.Contains(a, "@"):
 		return errors.New("credentials in the URL are not supported; use user and password")
 	}
-	hostPort := a
 	if !strings.Contains(strings.TrimPrefix(strings.TrimSuffix(a, "]"), "["), ":") || strings.HasSuffix(a, "]") {
-		hostPort = net.JoinHostPort(strings.Trim(a, "[]"), strconv.Itoa(defaultMySQLPort))
+		// MySQL's 3306 is not Doris's query port (9030 by default), so a
+		// URL without a port is refused rather than guessed.
+		return errors.New("missing port: give the FE query port, as in jdbc:mysql://host:9030")
 	}
-	node, err := parseHostPort(hostPort)
+	node, err := parseHostPort(a)
 	if err != nil {
 		return err
 	}

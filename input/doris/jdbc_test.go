@@ -17,16 +17,16 @@ func TestParseJDBCURL(t *testing.T) {
 	if d, err := j.durationParam("connectTimeout", time.Second); err != nil || d != 5*time.Second {
 		t.Fatalf("connectTimeout %v %v", d, err)
 	}
-	j, err = ParseJDBCURL("jdbc:mysql://fe1")
-	if err != nil || j.Port != 3306 || j.Database != "" {
+	j, err = ParseJDBCURL("JDBC:MySQL://fe1:9030")
+	if err != nil || j.Port != 9030 || j.Database != "" {
 		t.Fatalf("%+v %v", j, err)
 	}
 	j, err = ParseJDBCURL("jdbc:mysql://[::1]:9030/")
 	if err != nil || j.Host != "::1" || j.Addr() != "[::1]:9030" {
 		t.Fatalf("%+v %v", j, err)
 	}
-	j, err = ParseJDBCURL("jdbc:mysql://[::1]?useSSL=true")
-	if err != nil || j.Port != 3306 || j.Params["useSSL"] != "true" {
+	j, err = ParseJDBCURL("jdbc:mysql://[::1]:9030?useSSL=true")
+	if err != nil || j.Port != 9030 || j.Params["useSSL"] != "true" {
 		t.Fatalf("%+v %v", j, err)
 	}
 }
@@ -39,6 +39,8 @@ func TestParseJDBCURLErrors(t *testing.T) {
 		"jdbc:mysql://a:9030,b:9030/db":              "only one host",
 		"jdbc:mysql://u:p@fe:9030":                   "credentials",
 		"jdbc:mysql://fe:0":                          "port must be 1..65535",
+		"jdbc:mysql://fe1":                           "missing port",
+		"jdbc:mysql://[::1]/db":                      "missing port",
 		"jdbc:mysql://fe:abc":                        "port must be 1..65535",
 		"jdbc:mysql://::1:9030":                      "host:port",
 		"jdbc:mysql://fe:9030/a/b":                   "invalid database",

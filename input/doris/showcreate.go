@@ -15,7 +15,8 @@ type TableProperties struct {
 	KeysType            string // DUP_KEYS, UNIQUE_KEYS or AGG_KEYS
 	KeyColumns          []string
 	Columns             []ColumnDef
-	DatetimePrecision   map[string]int // DATETIME/DATETIMEV2 columns -> fractional digits
+	DatetimePrecision   map[string]int  // DATETIME/DATETIMEV2 columns -> fractional digits
+	Nullable            map[string]bool // column -> nullable: false only when declared NOT NULL
 	Properties          map[string]string
 	BinlogEnabled       bool
 	BinlogFormat        string // as written, e.g. ROW
@@ -79,7 +80,7 @@ func ParseShowCreateTable(ddl string) (*TableProperties, error) {
 	if end < 0 {
 		return nil, errors.New("parse CREATE TABLE: missing column list")
 	}
-	p := &TableProperties{DatetimePrecision: map[string]int{}, KeysType: "DUP_KEYS"}
+	p := &TableProperties{DatetimePrecision: map[string]int{}, Nullable: map[string]bool{}, KeysType: "DUP_KEYS"}
 	if err := p.parseColumns(toks[open+1 : end]); err != nil {
 		return nil, err
 	}
@@ -120,6 +121,7 @@ func (p *TableProperties) parseColumns(list []token) error {
 		}
 		name := item[0].text
 		p.Columns = append(p.Columns, ColumnDef{Name: name, Type: typ})
+		p.Nullable[name] = !declaredNotNull(item[1:])
 		if prec, ok := datetimePrecision(item[1:]); ok {
 			p.DatetimePrecision[name] = prec
 		}
@@ -128,6 +130,24 @@ func (p *TableProperties) parseColumns(list []token) error {
 		return errors.New("parse CREATE TABLE: no columns")
 	}
 	return nil
+}
+
+// declaredNotNull finds NOT NULL among a column's attributes. Nested types
+// cannot hide one: their arguments are inside <...>, which the type took.
+func declaredNotNull(toks []token) bool {
+	depth := 0
+	for i, t := range toks {
+		switch t.kind {
+		case '<', '(':
+			depth++
+		case '>', ')':
+			depth--
+		}
+		if depth == 0 && isWord(t, "NOT") && i+1 < len(toks) && isWord(toks[i+1], "NULL") {
+			return true
+		}
+	}
+	return false
 }
 
 func isIndexKeyword(w string) bool {
@@ -205,7 +225,9 @@ func parseProperties(tail []token) (map[string]string, error) {
 	start, depth := -1, 0
 	for i, t := range tail {
 		switch {
-		case t.kind == '(':
+		// Doris prints RANGE partitions as half-open [('lo'), ('hi')): the
+		// '[' opens the group that the last ')' closes.
+		case t.kind == '(' || t.kind == '[':
 			depth++
 		case t.kind == ')':
 			depth--

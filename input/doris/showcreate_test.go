@@ -49,6 +49,11 @@ func TestParseShowCreateTable(t *testing.T) {
 	if !reflect.DeepEqual(p.Columns, wantCols) {
 		t.Fatalf("columns %+v", p.Columns)
 	}
+	for name, want := range map[string]bool{"order_id": true, "status": true, "created": false, "s": true} {
+		if got, ok := p.Nullable[name]; !ok || got != want {
+			t.Errorf("Nullable[%s] = %v (present %v), want %v", name, got, ok, want)
+		}
+	}
 	if !reflect.DeepEqual(p.DatetimePrecision, map[string]int{"created": 3, "d0": 0, "d6": 6}) {
 		t.Fatalf("precision %v", p.DatetimePrecision)
 	}
@@ -124,4 +129,20 @@ func TestTableProperties(t *testing.T) {
 func jsonString(s string) string {
 	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)
 	return `"` + r.Replace(s) + `"`
+}
+
+// TestParseShowCreateTablePartitioned: the half-open ranges Doris prints
+// for RANGE partitions, [('lo'), ('hi')), must not hide PROPERTIES.
+func TestParseShowCreateTablePartitioned(t *testing.T) {
+	ddl := "CREATE TABLE `ev` (\n  `dt` date NOT NULL,\n  `id` bigint NOT NULL\n) ENGINE=OLAP\nUNIQUE KEY(`dt`, `id`)\n" +
+		"PARTITION BY RANGE(`dt`)\n(PARTITION p1 VALUES [('0000-01-01'), ('2026-11-02')),\n" +
+		"PARTITION p2 VALUES [('2026-11-02'), (MAXVALUE)))\nDISTRIBUTED BY HASH(`id`) BUCKETS 8\n" +
+		"PROPERTIES (\n\"binlog.enable\" = \"true\",\n\"binlog.format\" = \"ROW\",\n\"binlog.ttl_seconds\" = \"600\"\n);"
+	p, err := ParseShowCreateTable(ddl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.BinlogEnabled || p.BinlogFormat != "ROW" || p.TTLSeconds != 600 || p.KeysType != "UNIQUE_KEYS" || len(p.KeyColumns) != 2 {
+		t.Fatalf("%+v", p)
+	}
 }

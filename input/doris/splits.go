@@ -18,6 +18,17 @@ type Split struct {
 // else to the least-loaded of its routings (first on ties); then each BE's
 // tablets are cut into splits of tabletsPerSplit (at least 1). Splits come
 // out ordered by BE, then index, so the result is deterministic.
+//
+// Partitions: _query_plan keys are tablet ids of every partition, with no
+// partition attached. Splits are formed by tablet count alone. Each tablet
+// goes to exactly one BE and one chunk, so it is read exactly once for any
+// tabletsPerSplit, and no split exceeds tabletsPerSplit tablets, so a split
+// that spans a partition boundary is never larger than one that does not.
+// A split's cost is its tablets' rows, not how many partitions they belong
+// to, and a TABLET(...) scan reads tablets of different partitions alike;
+// finding partition membership would take SHOW TABLETS per partition for
+// nothing. Doris allocates a partition's tablet ids together, so ascending
+// order keeps most splits within one partition anyway.
 func PlanSplits(plan *QueryPlan, tabletsPerSplit int) []Split {
 	if plan == nil {
 		return nil

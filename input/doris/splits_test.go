@@ -54,3 +54,35 @@ func TestPlanSplitsEdgeCases(t *testing.T) {
 		t.Fatalf("got %+v", got)
 	}
 }
+
+// TestPlanSplitsPartitionedTable: a 30-partition × 8-bucket plan on two BEs
+// is read tablet by tablet exactly once for any size, and no split holds
+// more than the requested tablets.
+func TestPlanSplitsPartitionedTable(t *testing.T) {
+	var plan QueryPlan
+	for p := range 30 {
+		for b := range 8 {
+			id := int64(10001 + p*8 + b)
+			plan.Tablets = append(plan.Tablets, PlanTablet{ID: id, Routings: []string{[]string{"be1:9060", "be2:9060"}[int(id)%2]}})
+		}
+	}
+	for _, size := range []int{1, 7, 8, 1000} {
+		seen := map[int64]int{}
+		for _, s := range PlanSplits(&plan, size) {
+			if len(s.Tablets) == 0 || len(s.Tablets) > size {
+				t.Fatalf("size %d: split %s has %d tablets", size, s.ID, len(s.Tablets))
+			}
+			for _, id := range s.Tablets {
+				seen[id]++
+			}
+		}
+		for _, pt := range plan.Tablets {
+			if seen[pt.ID] != 1 {
+				t.Fatalf("size %d: tablet %d read %d times", size, pt.ID, seen[pt.ID])
+			}
+		}
+		if len(seen) != 240 {
+			t.Fatalf("size %d: %d tablets planned, want 240", size, len(seen))
+		}
+	}
+}

@@ -61,21 +61,26 @@ func quotedIdent(s string) (name, rest string, ok bool) {
 }
 
 // ParseFENodes parses "host:port[,host:port...]" (IPv6 hosts in brackets)
-// into normalized host:port entries.
+// into normalized host:port entries: the one rule for fenodes, shared by
+// doris_binlog and doris_load and mirrored by their lint rule (the messages
+// are the same).
 func ParseFENodes(s string) ([]string, error) {
-	if strings.TrimSpace(s) == "" {
-		return nil, errors.New("fenodes must list at least one host:port")
-	}
 	var out []string
-	for i, entry := range strings.Split(s, ",") {
-		node, err := parseHostPort(strings.TrimSpace(entry))
+	for _, entry := range strings.Split(s, ",") {
+		entry = strings.TrimSpace(entry)
+		node, err := parseHostPort(entry)
+		if errors.Is(err, errPortRange) {
+			return nil, fmt.Errorf("fenodes entry %q has a port outside 1..65535", entry)
+		}
 		if err != nil {
-			return nil, fmt.Errorf("fenodes entry %d %q: %w", i+1, entry, err)
+			return nil, fmt.Errorf("fenodes entry %q must be host:http_port", entry)
 		}
 		out = append(out, node)
 	}
 	return out, nil
 }
+
+var errPortRange = errors.New("port must be 1..65535")
 
 func parseHostPort(s string) (string, error) {
 	host, port, err := net.SplitHostPort(s)
@@ -90,7 +95,21 @@ func parseHostPort(s string) (string, error) {
 	}
 	n, err := strconv.Atoi(port)
 	if err != nil || n < 1 || n > 65535 || strconv.Itoa(n) != port {
-		return "", fmt.Errorf("port must be 1..65535, got %q", port)
+		return "", fmt.Errorf("%w, got %q", errPortRange, port)
 	}
 	return net.JoinHostPort(host, port), nil
+}
+
+// FormatTableIdentifier is the inverse of ParseTableIdentifier: each part
+// bare when it can be, else backtick-quoted. It names a table in
+// checkpoints, logs and the event order.
+func FormatTableIdentifier(db, table string) string {
+	return identText(db) + "." + identText(table)
+}
+
+func identText(s string) string {
+	if s != "" && !strings.ContainsAny(s, ".` \t\r\n") {
+		return s
+	}
+	return QuoteIdent(s)
 }

@@ -39,21 +39,34 @@ func TestParseFENodes(t *testing.T) {
 		t.Fatalf("%v %v", got, err)
 	}
 	bad := map[string]string{
-		"":                 "at least one",
-		"h1":               `entry 1 "h1"`,
-		"h1:8030,":         `entry 2 ""`,
-		"h1:0":             "port must be 1..65535",
-		"h1:65536":         "port must be 1..65535",
-		"h1:08030":         "port must be 1..65535",
-		"h1:http":          "port must be 1..65535",
-		"::1:8030":         "host:port",
-		":8030":            "invalid host",
-		"h1:8030,h 2:8030": `entry 2`,
+		"":                 `fenodes entry "" must be host:http_port`,
+		"h1":               `fenodes entry "h1" must be host:http_port`,
+		"h1:8030,":         `fenodes entry "" must be host:http_port`,
+		"h1:0":             `fenodes entry "h1:0" has a port outside 1..65535`,
+		"h1:65536":         `fenodes entry "h1:65536" has a port outside 1..65535`,
+		"h1:08030":         `fenodes entry "h1:08030" has a port outside 1..65535`,
+		"h1:http":          `fenodes entry "h1:http" has a port outside 1..65535`,
+		"::1:8030":         `fenodes entry "::1:8030" must be host:http_port`,
+		":8030":            `fenodes entry ":8030" must be host:http_port`,
+		"h1:8030,h 2:8030": `fenodes entry "h 2:8030" must be host:http_port`,
 	}
 	for in, want := range bad {
 		_, err := ParseFENodes(in)
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: want %q, got %v", in, want, err)
 		}
+	}
+}
+
+func TestFormatTableIdentifierRoundTrips(t *testing.T) {
+	for _, c := range [][2]string{{"shop", "orders"}, {"odd db", "we'ird\"t`â-ble"}, {"my.db", "t"}, {"a", " lead"}} {
+		s := FormatTableIdentifier(c[0], c[1])
+		db, table, err := ParseTableIdentifier(s)
+		if err != nil || db != c[0] || table != c[1] {
+			t.Fatalf("%q: %q %q %v", s, db, table, err)
+		}
+	}
+	if got := FormatTableIdentifier("shop", "orders"); got != "shop.orders" {
+		t.Fatalf("plain names must stay bare: %q", got)
 	}
 }

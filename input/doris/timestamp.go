@@ -83,7 +83,10 @@ func (c *Client) CurrentTimestamp(ctx context.Context) (Timestamp, error) {
 			c.markGood(fe)
 			return ts, nil
 		}
-		if ctx.Err() != nil || IsAuthError(err) {
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return Timestamp{}, fmt.Errorf("Failed to resolve current Doris timestamp: %w (last error: %w)", ctxErr, err)
+		}
+		if IsAuthError(err) {
 			return Timestamp{}, fmt.Errorf("Failed to resolve current Doris timestamp: %w", err)
 		}
 		last = err

@@ -46,6 +46,7 @@ type results struct {
 	mysql, raw, rawIncr             pathResult
 	backlogEvents                   int64
 	latency                         latencyResult
+	partitions                      partitionResults
 	// CPU of the test process (in-process paths) and of dorissim, per path.
 	mysqlCPU, rawCPU                   time.Duration
 	simSnapCPU, simMySQLCPU, simRawCPU time.Duration
@@ -99,6 +100,7 @@ func TestBench(t *testing.T) {
 		r.backlogEvents, r.rawIncr, r.backlog, err = runBacklog(t, ctx, s, scanFrom)
 		return err
 	})
+	r.partitions = measurePartitions(t, ctx, s)
 	measure(t, "commit-to-output latency", func() error {
 		r.latency = measureLatency(t, ctx, s, "lat", 20*time.Second)
 		if len(r.latency.lat) == 0 {
@@ -221,7 +223,7 @@ func (r *results) rows() []row {
 	p50, p99 := percentile(r.latency.lat, 50), percentile(r.latency.lat, 99)
 	rss5, rss1 := float64(r.narrow5.peakRSS), float64(r.narrow1.peakRSS)
 	cpuPerM := func(p procResult, events int64) float64 { return p.cpu.Seconds() / (float64(events) / 1e6) }
-	return []row{
+	return append([]row{
 		info(fmt.Sprintf("a. doris_binlog snapshot, %s mixed rows", count(snapshotRows)), fmt.Sprintf("%s, %.1f MB/s JSON (%.2f s)", fmtRate(snapRate, "rows/s"), mb(r.snapBytes)/snapSecs, snapSecs)),
 		info("b. MySQL protocol + same JSON messages", fmtRate(mysqlRate, "rows/s")),
 		info("c. raw Flight DoGet, typed decode only", fmt.Sprintf("%s, %.1f MB/s Arrow", fmtRate(rawRate, "rows/s"), mb(r.raw.bytes)/r.raw.wall.Seconds())),
@@ -244,7 +246,7 @@ func (r *results) rows() []row {
 		info("g. CPU per 1M events, backlog (user+sys)", fmt.Sprintf("%.2f s", cpuPerM(r.backlog, r.backlogEvents))),
 		info(fmt.Sprintf("h. Doris -> Doris through doris_load, %s mixed rows", count(snapshotRows)), fmt.Sprintf("%s, client CPU %.2f s per 1M rows (%.2f s)",
 			fmtRate(perSec(snapshotRows, r.load.wall.Seconds()), "rows/s"), cpuPerM(r.load, snapshotRows), r.load.wall.Seconds())),
-	}
+	}, r.partitions.rows()...)
 }
 
 // count prints a row count the way the issue does: 1M, 5M, 20k.

@@ -68,3 +68,11 @@ func tearPrimary(cacheDir, db, table string, half bool) error {
 	}
 	return nil
 }
+
+// phaseOf is the phase the stored state gives db.table; "none" without one.
+func phaseOf(st *checkpoint.State, table string) string {
+	if st == nil || st.Tables[db+"."+table] == nil {
+		return "none"
+	}
+	return st.Tables[db+"."+table].Phase
+}

@@ -100,7 +100,7 @@ func (s *suite) waitStreaming(r *run) {
 	for {
 		streaming := true
 		for _, tbl := range s.pc.tables {
-			if st := storedState(s.pc.cacheDir(), db, tbl); st == nil || st.Phase != checkpoint.PhaseBinlog {
+			if st := storedState(s.pc.cacheDir(), db, tbl); phaseOf(st, tbl) != checkpoint.PhaseBinlog {
 				streaming = false
 			}
 		}

@@ -64,8 +64,8 @@ func TestSnapshotDuplicatesCountsRepeatedKeys(t *testing.T) {
 
 func TestTearPrimaryNeedsAnIntactBackup(t *testing.T) {
 	dir := t.TempDir()
-	st := &checkpoint.State{Version: 1, Table: "crash.t1", Phase: checkpoint.PhaseSnapshot,
-		StreamStart: "2026-01-01 00:00:00", Seq: 3, SavedAt: time.Now().UTC()}
+	st := &checkpoint.State{Stream: &checkpoint.Window{Start: "2026-01-01 00:00:00"},
+		Tables: map[string]*checkpoint.Table{"crash.t1": {Phase: checkpoint.PhaseSnapshot}}, Seq: 3, SavedAt: time.Now().UTC()}
 	b, err := checkpoint.Encode(st)
 	if err != nil {
 		t.Fatal(err)

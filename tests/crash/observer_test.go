@@ -44,14 +44,14 @@ func startObserver(cacheDir, db string, tables []string) *observer {
 func (o *observer) observe() {
 	for _, tbl := range o.tables {
 		st := storedState(o.cacheDir, o.db, tbl)
-		if st == nil || st.Phase != checkpoint.PhaseSnapshot || st.StreamStart == "" {
+		if phaseOf(st, tbl) != checkpoint.PhaseSnapshot || st.Stream == nil {
 			continue
 		}
 		o.mu.Lock()
 		if o.starts[tbl] == nil {
 			o.starts[tbl] = map[string]bool{}
 		}
-		o.starts[tbl][st.StreamStart] = true
+		o.starts[tbl][st.Stream.Start] = true
 		o.mu.Unlock()
 	}
 }

@@ -103,12 +103,9 @@ func (s *suite) killRun(r *run) {
 	var phases []string
 	for _, tbl := range s.pc.tables {
 		st := storedState(s.pc.cacheDir(), db, tbl)
-		inSnap := st == nil || st.Phase != checkpoint.PhaseBinlog
+		inSnap := phaseOf(st, tbl) != checkpoint.PhaseBinlog
 		s.kills[tbl] = append(s.kills[tbl], killInfo{inSnapshot: inSnap})
-		phase := "none"
-		if st != nil {
-			phase = st.Phase
-		}
+		phase := phaseOf(st, tbl)
 		phases = append(phases, tbl+"="+phase)
 	}
 	evs, torn, err := readOutput(r.outPath, true)

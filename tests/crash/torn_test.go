@@ -33,11 +33,11 @@ func TestCrashTornCheckpoint(t *testing.T) {
 	// In the binlog phase, once rows of a window have been acked or a window
 	// committed.
 	s.killAndTear(tbl, true, func(st *checkpoint.State) bool {
-		if st.Phase != checkpoint.PhaseBinlog {
+		if phaseOf(st, tbl) != checkpoint.PhaseBinlog {
 			return false
 		}
 		starts := s.obs.streamStarts(tbl)
-		return st.Last != nil || (len(starts) > 0 && st.WindowStart > starts[len(starts)-1])
+		return st.Stream.Last != nil || (len(starts) > 0 && st.Stream.Start > starts[len(starts)-1])
 	})
 
 	final := s.start()

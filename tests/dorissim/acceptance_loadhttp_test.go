@@ -1,7 +1,9 @@
 package dorissim
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -21,11 +23,19 @@ var noRedirect = &http.Client{
 // JSON answer of whichever hop answered with a body.
 func viaFE(t *testing.T, s *Server, path string, body io.Reader, hdr map[string]string) map[string]any {
 	t.Helper()
-	put := func(url string, body io.Reader) *http.Response {
-		t.Helper()
-		req, err := http.NewRequestWithContext(testCtx(t), http.MethodPut, url, body)
+	out, err := tryViaFE(testCtx(t), s, path, body, hdr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// tryViaFE is viaFE returning its failure, for use off the test goroutine.
+func tryViaFE(ctx context.Context, s *Server, path string, body io.Reader, hdr map[string]string) (map[string]any, error) {
+	put := func(url string, body io.Reader) (*http.Response, error) {
+		req, err := http.NewRequestWithContext(ctx, http.MethodPut, url, body)
 		if err != nil {
-			t.Fatal(err)
+			return nil, err
 		}
 		req.SetBasicAuth("root", "pw")
 		req.Header.Set("Expect", "100-continue")
@@ -34,29 +44,34 @@ func viaFE(t *testing.T, s *Server, path string, body io.Reader, hdr map[string]
 		}
 		resp, err := noRedirect.Do(req)
 		if err != nil {
-			t.Fatalf("PUT %s: %v", url, err)
+			return nil, fmt.Errorf("PUT %s: %w", url, err)
 		}
-		return resp
+		return resp, nil
 	}
-	resp := put("http://"+s.HTTPAddr()+path, http.NoBody)
+	resp, err := put("http://"+s.HTTPAddr()+path, http.NoBody)
+	if err != nil {
+		return nil, err
+	}
 	if resp.StatusCode == http.StatusTemporaryRedirect {
 		resp.Body.Close()
 		loc := resp.Header.Get("Location")
 		if loc == "" {
-			t.Fatalf("FE 307 for %s without Location", path)
+			return nil, fmt.Errorf("FE 307 for %s without Location", path)
 		}
-		resp = put(loc, body)
+		if resp, err = put(loc, body); err != nil {
+			return nil, err
+		}
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(resp.Body)
 	if err != nil {
-		t.Fatalf("read answer of %s: %v", path, err)
+		return nil, fmt.Errorf("read answer of %s: %w", path, err)
 	}
 	var out map[string]any
 	if err := json.Unmarshal(data, &out); err != nil || resp.StatusCode != http.StatusOK {
-		t.Fatalf("PUT %s answered %d %s (%v)", path, resp.StatusCode, data, err)
+		return nil, fmt.Errorf("PUT %s answered %d %s (%v)", path, resp.StatusCode, data, err)
 	}
-	return out
+	return out, nil
 }
 
 // loadInto stream-loads body into db.table and returns Doris's answer,

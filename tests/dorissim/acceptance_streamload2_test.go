@@ -77,6 +77,9 @@ func TestAcceptanceStreamLoadLabels(t *testing.T) {
 	badLabel := loadInto(t, s, "sales", "lb", strings.NewReader("4\tnew\t4.00\n"), map[string]string{"label": "no spaces allowed"})
 	wantFields(t, "bad label", badLabel, map[string]any{"Status": "Fail"})
 	wantContains(t, "bad label", badLabel["Message"], "Label format error. regex: ^[-_A-Za-z0-9:]{1,128}$, label: no spaces allowed")
+	noDB := loadInto(t, s, "nodb", "lb", strings.NewReader("4\tnew\t4.00\n"), map[string]string{"label": "x"})
+	wantFields(t, "unknown database", noDB, map[string]any{"Status": "Fail", "TxnId": -1.0,
+		"Message": "[ANALYSIS_ERROR]TStatus: errCode = 2, detailMessage = Unknown database 'nodb'"})
 	auto := loadInto(t, s, "sales", "lb", strings.NewReader("5\tnew\t5.00\n"), nil)
 	if l, _ := auto["Label"].(string); auto["Status"] != "Success" || len(l) != 36 || strings.Count(l, "-") != 4 {
 		t.Errorf("load without label: want a generated UUID label, got %v", auto)
@@ -90,8 +93,16 @@ func TestAcceptanceStreamLoadLabelRunning(t *testing.T) {
 	s := startSim(t, Config{})
 	ordersTable(t, s, "lr")
 	body, feed := io.Pipe()
-	done := make(chan map[string]any, 1)
-	go func() { done <- loadInto(t, s, "sales", "lr", body, map[string]string{"label": "slow-1"}) }()
+	defer feed.Close() // ends the first load's body if the test stops early
+	type answer struct {
+		out map[string]any
+		err error
+	}
+	done := make(chan answer, 1)
+	go func() {
+		out, err := tryViaFE(testCtx(t), s, "/api/sales/lr/_stream_load", body, map[string]string{"label": "slow-1"})
+		done <- answer{out, err}
+	}()
 	deadline := time.Now().Add(20 * time.Second)
 	for loadState(t, s, "sales", "slow-1") != "PREPARE" {
 		if time.Now().After(deadline) {
@@ -106,7 +117,11 @@ func TestAcceptanceStreamLoadLabelRunning(t *testing.T) {
 		t.Fatal(err)
 	}
 	feed.Close()
-	wantFields(t, "first load", <-done, map[string]any{"Status": "Success", "NumberLoadedRows": 1.0})
+	first := <-done
+	if first.err != nil {
+		t.Fatal(first.err)
+	}
+	wantFields(t, "first load", first.out, map[string]any{"Status": "Success", "NumberLoadedRows": 1.0})
 	if n := countRows(t, s, "sales.lr"); n != "1" {
 		t.Errorf("rows after both loads: %s, want 1", n)
 	}
@@ -217,5 +232,49 @@ func TestAcceptanceStreamLoadErrorURL(t *testing.T) {
 	wantContains(t, "beyond ratio", fail["ErrorURL"], "/api/_load_error_log?file=")
 	if n := countRows(t, s, "sales.eu"); n != "1" {
 		t.Errorf("rows: %s, want 1", n)
+	}
+}
+
+// TestAcceptanceStreamLoadFaults checks the stream load faults a loader's
+// retry logic is tested with: an HTTP 500 loads nothing, a lost answer has
+// committed (the retry with its label finds FINISHED), and a publish
+// timeout answers "Publish Timeout" for a committed load.
+func TestAcceptanceStreamLoadFaults(t *testing.T) {
+	s := startSim(t, Config{})
+	ordersTable(t, s, "fl")
+	setFaults := func(body string) {
+		t.Helper()
+		if code, data := httpDo(t, s, "POST", "/api/_sim/faults", body, nil); code != 200 {
+			t.Fatalf("faults %s: %d %s", body, code, data)
+		}
+	}
+	setFaults(`{"stream_load_http_errors": 1}`)
+	be := "http://" + s.HTTPAddr() + "/api/_be/sales/fl/_stream_load"
+	req, _ := http.NewRequestWithContext(testCtx(t), http.MethodPut, be, strings.NewReader("1\ta\t1.00\n"))
+	req.SetBasicAuth("root", "pw")
+	req.Header.Set("label", "f-1")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusInternalServerError {
+		t.Errorf("http error fault: HTTP %d", resp.StatusCode)
+	}
+	if st := loadState(t, s, "sales", "f-1"); st != "UNKNOWN" {
+		t.Errorf("label after an HTTP 500: %s, want UNKNOWN", st)
+	}
+	setFaults(`{"stream_load_lost_answers": 1}`)
+	if _, err := tryViaFE(testCtx(t), s, "/api/sales/fl/_stream_load", strings.NewReader("1\ta\t1.00\n"), map[string]string{"label": "f-1"}); err == nil {
+		t.Error("lost answer fault: the load was answered")
+	}
+	retry := loadInto(t, s, "sales", "fl", strings.NewReader("1\ta\t1.00\n"), map[string]string{"label": "f-1"})
+	wantFields(t, "retry after a lost answer", retry, map[string]any{"Status": "Label Already Exists", "ExistingJobStatus": "FINISHED"})
+	setFaults(`{"stream_load_publish_timeouts": 1}`)
+	pt := loadInto(t, s, "sales", "fl", strings.NewReader("2\tb\t2.00\n"), map[string]string{"label": "f-2"})
+	wantFields(t, "publish timeout", pt, map[string]any{"Status": "Publish Timeout", "NumberLoadedRows": 1.0,
+		"Message": "[PUBLISH_TIMEOUT]TStatus: transaction commit successfully, BUT data will be visible later"})
+	if n := countRows(t, s, "sales.fl"); n != "2" {
+		t.Errorf("rows: %s, want 2 (each load applied once)", n)
 	}
 }

@@ -17,8 +17,15 @@ type Config struct {
 	VisibleWaitTimeout                            time.Duration
 	TLS                                           *tls.Config // nil = plaintext; else every listener serves TLS
 	Clock                                         func() time.Time
-	Demo                                          bool
-	Logf                                          func(format string, args ...any)
+	// ClockStart, when set, is the instant the simulator clock shows at
+	// Start; from there it runs at normal speed. It puts a black-box test or
+	// a demo on a DST transition. Exclusive with Clock.
+	ClockStart time.Time
+	// TimeZone is the FE's global time_zone (an IANA name such as
+	// America/New_York, or an offset such as +08:00); default UTC.
+	TimeZone string
+	Demo     bool
+	Logf     func(format string, args ...any)
 }
 
 // Faults are injected failures. Counters apply to the next N calls.
@@ -31,6 +38,10 @@ type Faults struct {
 	IncrVisibleWaitTimeouts int           `json:"incr_visible_wait_timeouts"`
 	Refuse                  string        `json:"refuse"` // "http" | "mysql" | "flight" | "be_flight"
 	RefuseFor               time.Duration `json:"-"`      // JSON: "refuse_seconds"
+	// Stream load faults, each for the next N BE stream loads (see docs/stream-load-sim.md):
+	StreamLoadHTTPErrors      int `json:"stream_load_http_errors"`      // HTTP 500 before anything is loaded
+	StreamLoadLostAnswers     int `json:"stream_load_lost_answers"`     // committed, then the connection is dropped unanswered
+	StreamLoadPublishTimeouts int `json:"stream_load_publish_timeouts"` // committed, answered "Publish Timeout"
 }
 
 type faultsJSON struct {
@@ -42,6 +53,9 @@ type faultsJSON struct {
 	IncrVisibleWaitTimeouts int     `json:"incr_visible_wait_timeouts"`
 	Refuse                  string  `json:"refuse"`
 	RefuseSeconds           float64 `json:"refuse_seconds"`
+	StreamLoadHTTPErrors    int     `json:"stream_load_http_errors"`
+	StreamLoadLostAnswers   int     `json:"stream_load_lost_answers"`
+	StreamLoadPublishTmouts int     `json:"stream_load_publish_timeouts"`
 }
 
 // MarshalJSON encodes durations as latency_ms and refuse_seconds.
@@ -50,6 +64,8 @@ func (f Faults) MarshalJSON() ([]byte, error) {
 		FailGetFlightInfo: f.FailGetFlightInfo, FailDoGet: f.FailDoGet, CutDoGetAfterRows: f.CutDoGetAfterRows,
 		TSOErrors: f.TSOErrors, LatencyMs: f.Latency.Milliseconds(), IncrVisibleWaitTimeouts: f.IncrVisibleWaitTimeouts,
 		Refuse: f.Refuse, RefuseSeconds: f.RefuseFor.Seconds(),
+		StreamLoadHTTPErrors: f.StreamLoadHTTPErrors, StreamLoadLostAnswers: f.StreamLoadLostAnswers,
+		StreamLoadPublishTmouts: f.StreamLoadPublishTimeouts,
 	})
 }
 
@@ -63,7 +79,9 @@ func (f *Faults) UnmarshalJSON(b []byte) error {
 		FailGetFlightInfo: j.FailGetFlightInfo, FailDoGet: j.FailDoGet, CutDoGetAfterRows: j.CutDoGetAfterRows,
 		TSOErrors: j.TSOErrors, Latency: time.Duration(j.LatencyMs) * time.Millisecond,
 		IncrVisibleWaitTimeouts: j.IncrVisibleWaitTimeouts, Refuse: j.Refuse,
-		RefuseFor: time.Duration(j.RefuseSeconds * float64(time.Second)),
+		RefuseFor:            time.Duration(j.RefuseSeconds * float64(time.Second)),
+		StreamLoadHTTPErrors: j.StreamLoadHTTPErrors, StreamLoadLostAnswers: j.StreamLoadLostAnswers,
+		StreamLoadPublishTimeouts: j.StreamLoadPublishTmouts,
 	}
 	return f.validate()
 }
@@ -78,7 +96,8 @@ func (f Faults) validate() error {
 		return fmt.Errorf("faults: refuse %s needs refuse_seconds > 0", f.Refuse)
 	}
 	if f.FailGetFlightInfo < 0 || f.FailDoGet < 0 || f.CutDoGetAfterRows < 0 || f.TSOErrors < 0 ||
-		f.Latency < 0 || f.IncrVisibleWaitTimeouts < 0 {
+		f.Latency < 0 || f.IncrVisibleWaitTimeouts < 0 ||
+		f.StreamLoadHTTPErrors < 0 || f.StreamLoadLostAnswers < 0 || f.StreamLoadPublishTimeouts < 0 {
 		return fmt.Errorf("faults: counts and latency must not be negative")
 	}
 	return nil

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"sync"
 	"time"
+
+	"github.com/rpconnect-doris/rpconnect-doris/tests/dorissim/feapi"
 )
 
 // faultState holds the live faults; it implements flightsrv.Hooks and
@@ -16,6 +18,8 @@ type faultState struct {
 	cutSet   bool
 	tsoErrs  int
 	latency  time.Duration
+	// loadFaults are the pending stream load faults, by feapi.LoadFault.
+	loadFaults map[string]int
 	// act performs the one-shot faults (refuse, visible-wait timeouts).
 	act func(f Faults)
 }
@@ -28,6 +32,12 @@ func (s *faultState) add(f Faults) {
 		s.cutRows, s.cutSet = int64(f.CutDoGetAfterRows), true
 	}
 	s.tsoErrs += f.TSOErrors
+	if s.loadFaults == nil {
+		s.loadFaults = map[string]int{}
+	}
+	s.loadFaults[feapi.LoadFaultHTTPError] += f.StreamLoadHTTPErrors
+	s.loadFaults[feapi.LoadFaultLostAnswer] += f.StreamLoadLostAnswers
+	s.loadFaults[feapi.LoadFaultPublishTimeout] += f.StreamLoadPublishTimeouts
 	if f.Latency > 0 {
 		s.latency = f.Latency
 	}
@@ -39,6 +49,18 @@ func (s *faultState) clear() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.failInfo, s.failGet, s.cutRows, s.cutSet, s.tsoErrs, s.latency = 0, 0, 0, false, 0, 0
+	s.loadFaults = nil
+}
+
+// TakeLoadFault consumes one pending stream load fault of kind.
+func (s *faultState) TakeLoadFault(kind string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.loadFaults[kind] > 0 {
+		s.loadFaults[kind]--
+		return true
+	}
+	return false
 }
 
 func (s *faultState) Latency() time.Duration {

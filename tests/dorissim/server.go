@@ -42,6 +42,9 @@ type Server struct {
 // Start binds every listener, serves them and returns once they accept
 // connections. ctx bounds only the start-up.
 func Start(ctx context.Context, cfg Config) (*Server, error) {
+	if cfg.Clock != nil && !cfg.ClockStart.IsZero() {
+		return nil, errors.New("dorissim: Config.Clock and Config.ClockStart cannot both be set")
+	}
 	cfg = withDefaults(cfg)
 	s := &Server{cfg: cfg, listeners: map[string]*refusable{}}
 	s.faults = &faultState{act: s.actFaults}
@@ -50,7 +53,8 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		s.closeListeners()
 		return nil, err
 	}
-	engine, err := sqlengine.New(sqlengine.Config{Store: s.store, User: cfg.User, Password: cfg.Password, Frontend: s.frontend})
+	engine, err := sqlengine.New(sqlengine.Config{Store: s.store, User: cfg.User, Password: cfg.Password,
+		Frontend: s.frontend, TimeZone: cfg.TimeZone})
 	if err != nil {
 		s.closeListeners()
 		return nil, fmt.Errorf("start SQL engine: %w", err)
@@ -77,6 +81,9 @@ func withDefaults(cfg Config) Config {
 	if cfg.User == "" {
 		cfg.User = "root"
 	}
+	if cfg.Clock == nil && !cfg.ClockStart.IsZero() {
+		cfg.Clock = clockFrom(cfg.ClockStart)
+	}
 	if cfg.Clock == nil {
 		cfg.Clock = time.Now
 	}
@@ -87,6 +94,13 @@ func withDefaults(cfg Config) Config {
 		cfg.Logf = func(string, ...any) {}
 	}
 	return cfg
+}
+
+// clockFrom is a clock that shows start now and runs at normal speed. The
+// monotonic reading of time.Since keeps it steady when the host clock steps.
+func clockFrom(start time.Time) func() time.Time {
+	origin := time.Now()
+	return func() time.Time { return start.Add(time.Since(origin)) }
 }
 
 func (s *Server) listen() error {

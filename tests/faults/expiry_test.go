@@ -119,7 +119,7 @@ func TestExpiredWindowFail(t *testing.T) {
 	if err != nil {
 		t.Fatalf("decoding the checkpoint: %v", err)
 	}
-	if st.Phase != "binlog" || st.WindowStart != start || st.Last != nil {
+	if ts := st.Tables[db+".expiry_fail"]; ts == nil || ts.Phase != "binlog" || st.Stream == nil || st.Stream.Start != start || st.Stream.Last != nil {
 		t.Fatalf("checkpoint moved past the expired window: %+v, want window start %s", st, start)
 	}
 }

@@ -60,3 +60,17 @@ const MetaBridge = `mutation: |
   meta tso = @tso.or(@doris_tso)
   meta lsn = @lsn.or(@doris_lsn)
 `
+
+// SelectYAML is a doris_binlog input on srv with checkpoint cache "cp" whose
+// table selection is sel, one YAML line such as "include: ['shop\\..*']";
+// extra is added as more fields.
+func SelectYAML(srv *dorissim.Server, sel string, extra ...string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "doris_binlog:\n  fenodes: %s\n  %s\n  username: root\n  password: \"\"\n  binlog_poll_interval: 1s\n  checkpoint_cache: cp\n", srv.HTTPAddr(), sel)
+	for _, e := range extra {
+		for _, line := range strings.Split(e, "\n") {
+			b.WriteString("  " + line + "\n")
+		}
+	}
+	return b.String()
+}

@@ -73,11 +73,16 @@ type Collector struct {
 	errs   []error
 	// Reject, when set, is asked per batch whether to nack it.
 	Reject func(batchNo int, batch []Event) bool
+	// Delay, when set, is how long each batch takes, like a slow output.
+	Delay time.Duration
 	batchN int
 }
 
 // Consume is a service.MessageBatchHandlerFunc.
 func (c *Collector) Consume(_ context.Context, batch service.MessageBatch) error {
+	if c.Delay > 0 {
+		time.Sleep(c.Delay)
+	}
 	evs := make([]Event, 0, len(batch))
 	for _, m := range batch {
 		ev, err := EventFromMessage(m)
@@ -146,4 +151,15 @@ func RejectEveryThirdOnce() func(int, []Event) bool {
 		rejected[id] = true
 		return true
 	}
+}
+
+// OfTable returns the events of db.table, in delivery order.
+func OfTable(events []Event, db, table string) []Event {
+	var out []Event
+	for _, ev := range events {
+		if ev.Database == db && ev.Table == table {
+			out = append(out, ev)
+		}
+	}
+	return out
 }

@@ -6,11 +6,14 @@ package harness
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
+
+	_ "github.com/go-sql-driver/mysql"
 
 	"github.com/rpconnect-doris/rpconnect-doris/tests/dorissim"
 )
@@ -152,3 +155,29 @@ func (w *Workload) liveKeys() []int64 {
 
 // NextID is the key the next inserted row gets; keys below it were inserted.
 func (w *Workload) NextID() int64 { return w.nextID }
+
+// Tx runs stmts in one transaction over the simulator's MySQL protocol, so
+// that they commit together with one TSO.
+func Tx(t testing.TB, srv *dorissim.Server, stmts ...string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	db, err := sql.Open("mysql", "root@tcp("+srv.MySQLAddr()+")/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatalf("begin: %v", err)
+	}
+	for _, s := range stmts {
+		if _, err := tx.ExecContext(ctx, s); err != nil {
+			_ = tx.Rollback()
+			t.Fatalf("exec %q in a transaction: %v", s, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatalf("commit: %v", err)
+	}
+}

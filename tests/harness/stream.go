@@ -132,3 +132,17 @@ func WaitCheckpoint(t testing.TB, r *Running, key string) {
 	}
 	t.Fatalf("no checkpoint under %s after 30s", key)
 }
+
+// LintStream builds (without running) a stream with input and a drop
+// output, returning the lint or build error.
+func LintStream(input string) error {
+	b := service.NewStreamBuilder()
+	if err := b.AddInputYAML(input); err != nil {
+		return err
+	}
+	if err := b.AddOutputYAML("drop: {}"); err != nil {
+		return err
+	}
+	_, err := b.Build()
+	return err
+}

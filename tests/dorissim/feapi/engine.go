@@ -43,4 +43,14 @@ type Hooks interface {
 	// ApplyFaults adds the JSON-encoded faults to the current ones.
 	ApplyFaults(body []byte) error
 	ClearFaults()
+	// TakeLoadFault consumes one pending stream load fault of kind (a
+	// LoadFault* constant) and reports whether there was one.
+	TakeLoadFault(kind string) bool
 }
+
+// Stream load faults.
+const (
+	LoadFaultHTTPError      = "http_error"      // answer HTTP 500, load nothing
+	LoadFaultLostAnswer     = "lost_answer"     // load, then drop the connection unanswered
+	LoadFaultPublishTimeout = "publish_timeout" // load, answer "Publish Timeout"
+)

@@ -121,7 +121,8 @@ func (b *fakeBackend) ApplyFaults(body []byte) error {
 	b.mu.Unlock()
 	return nil
 }
-func (b *fakeBackend) ClearFaults() { b.mu.Lock(); b.faults = nil; b.mu.Unlock() }
+func (b *fakeBackend) ClearFaults()              { b.mu.Lock(); b.faults = nil; b.mu.Unlock() }
+func (b *fakeBackend) TakeLoadFault(string) bool { return false }
 
 type fakeSession struct{}
 

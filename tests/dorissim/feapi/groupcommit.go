@@ -49,11 +49,8 @@ func (a *api) groupCommitLoad(w http.ResponseWriter, r *http.Request, res loadRe
 	if err == nil {
 		err = checkFilterRatio(r.Header, res.NumberTotalRows, int64(len(filtered)))
 	}
-	if len(filtered) > 0 {
-		res.NumberFilteredRows = int64(len(filtered))
-		res.ErrorURL = a.errorLogs.put(r, filtered)
-	}
 	if err != nil {
+		a.recordFiltered(r, &res, filtered)
 		a.writeLoad(w, res, err, start)
 		return
 	}
@@ -61,8 +58,9 @@ func (a *api) groupCommitLoad(w http.ResponseWriter, r *http.Request, res loadRe
 	out, err := a.cfg.Backend.GroupCommitLoad(db, table, req, mode)
 	res.WriteDataTimeMs = since(write)
 	res.TxnID, res.Label = out.TxnID, out.Label
+	a.recordFiltered(r, &res, append(filtered, out.Rejected...))
 	if err == nil {
 		res.NumberLoadedRows = out.Loaded
 	}
-	a.writeLoad(w, res, err, start)
+	a.answerLoad(w, res, err, start)
 }

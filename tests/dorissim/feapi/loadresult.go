@@ -50,6 +50,9 @@ type loadResult struct {
 // of the FE's TStatus ("[CODE]TStatus: errCode = 2, detailMessage = ...") for
 // errors from the FE's transaction calls, the BE's own "[CODE]text" otherwise.
 func loadMessage(err error) (status, existing, msg string) {
+	if errors.Is(err, errPublishTimeout) {
+		return statusPublishTmout, "", "[PUBLISH_TIMEOUT]TStatus: " + err.Error()
+	}
 	var lu *storage.LabelUsedError
 	if errors.As(err, &lu) {
 		return statusLabelExists, lu.JobStatus, "[LABEL_ALREADY_EXISTS]" + feStatus(err)
@@ -60,6 +63,10 @@ func loadMessage(err error) (status, existing, msg string) {
 	}
 	return statusFail, "", err.Error()
 }
+
+// errPublishTimeout is the FE's answer when a commit is not yet published
+// (FrontendServiceImpl.loadTxnCommit); the load is committed all the same.
+var errPublishTimeout = errors.New("transaction commit successfully, BUT data will be visible later")
 
 // feStatus is an FE UserException as the BE prints a TStatus it received.
 func feStatus(err error) string {

@@ -48,6 +48,10 @@ func (a *api) streamLoad(w http.ResponseWriter, r *http.Request, _ string) {
 	if twoPC {
 		res.TwoPhaseCommit = "true"
 	}
+	if a.takeLoadFault(LoadFaultHTTPError) {
+		http.Error(w, "simulated BE failure before the load began", http.StatusInternalServerError)
+		return
+	}
 	mode, err := groupCommitMode(r, res.Label, twoPC)
 	if err != nil {
 		a.writeLoad(w, res, err, start)
@@ -73,11 +77,8 @@ func (a *api) streamLoad(w http.ResponseWriter, r *http.Request, _ string) {
 		req.Label, req.TwoPhaseCommit = res.Label, twoPC
 		err = checkFilterRatio(r.Header, res.NumberTotalRows, int64(len(filtered)))
 	}
-	if len(filtered) > 0 {
-		res.NumberFilteredRows = int64(len(filtered))
-		res.ErrorURL = a.errorLogs.put(r, filtered)
-	}
 	if err != nil {
+		a.recordFiltered(r, &res, filtered)
 		lt.Abort(err.Error())
 		a.writeLoad(w, res, err, start)
 		return
@@ -86,10 +87,45 @@ func (a *api) streamLoad(w http.ResponseWriter, r *http.Request, _ string) {
 	out, err := lt.Run(table, req)
 	res.WriteDataTimeMs = since(write)
 	res.commit = res.WriteDataTimeMs
+	a.recordFiltered(r, &res, append(filtered, out.Rejected...))
 	if err == nil {
 		res.NumberLoadedRows = out.Loaded
 	}
+	a.answerLoad(w, res, err, start)
+}
+
+// recordFiltered reports the rows filtered by the parser and by storage
+// (rows that fit no partition) in NumberFilteredRows and ErrorURL, on
+// success and on failure alike.
+func (a *api) recordFiltered(r *http.Request, res *loadResult, lines []string) {
+	if len(lines) == 0 {
+		return
+	}
+	res.NumberFilteredRows = int64(len(lines))
+	res.ErrorURL = a.errorLogs.put(r, lines)
+}
+
+// answerLoad writes the answer of a load that ran, applying a pending
+// fault to a successful one: a lost answer drops the connection after the
+// commit, a publish timeout reports the committed load as Doris does when
+// publishing lags.
+func (a *api) answerLoad(w http.ResponseWriter, res loadResult, err error, start time.Time) {
+	if err == nil && a.takeLoadFault(LoadFaultLostAnswer) {
+		if hj, ok := w.(http.Hijacker); ok {
+			if conn, _, herr := hj.Hijack(); herr == nil {
+				conn.Close()
+				return
+			}
+		}
+	}
+	if err == nil && a.takeLoadFault(LoadFaultPublishTimeout) {
+		err = errPublishTimeout
+	}
 	a.writeLoad(w, res, err, start)
+}
+
+func (a *api) takeLoadFault(kind string) bool {
+	return a.cfg.Hooks != nil && a.cfg.Hooks.TakeLoadFault(kind)
 }
 
 // readLoad reads and parses the body, filling the byte and row counts.
@@ -105,6 +141,13 @@ func (a *api) readLoad(r *http.Request, res *loadResult, db, table string) (stor
 	req, total, filtered, err := a.parseLoad(r.Header, db, table, body)
 	res.StreamLoadPutTimeMs = since(put)
 	res.NumberTotalRows = total
+	if err == nil {
+		// Rows without a partition are filtered in storage under the same
+		// ratio (checkFilterRatio has validated the header when rows were
+		// filtered here; storage needs it either way).
+		req.FilteredRows = int64(len(filtered))
+		req.MaxFilterRatio, _ = strconv.ParseFloat(r.Header.Get("max_filter_ratio"), 64)
+	}
 	return req, filtered, err
 }
 

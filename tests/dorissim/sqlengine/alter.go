@@ -3,12 +3,14 @@ package sqlengine
 import (
 	"strings"
 
+	"github.com/dolthub/go-mysql-server/sql"
+
 	"github.com/rpconnect-doris/rpconnect-doris/tests/dorissim/storage"
 )
 
 // alterTable handles the light schema changes Doris allows on row binlog
-// tables: ADD COLUMN, DROP COLUMN and SET properties.
-func (s *Session) alterTable(c *cursor) (*Result, error) {
+// tables: ADD COLUMN, DROP COLUMN, ADD/DROP PARTITION and SET properties.
+func (s *Session) alterTable(gctx *sql.Context, c *cursor) (*Result, error) {
 	db, table, ok := c.tableName()
 	if !ok {
 		return nil, errSyntax("Syntax error in ALTER TABLE near %s", c.near())
@@ -19,18 +21,18 @@ func (s *Session) alterTable(c *cursor) (*Result, error) {
 	}
 	switch {
 	case c.accept("add", "column"):
-		col, err := parseColumnDef(c)
-		if err != nil {
-			return nil, err
-		}
-		err = s.eng.store.AddColumn(db, table, col)
-		return okOrErr(err)
+		return s.addColumn(gctx, db, table, c)
 	case c.accept("drop", "column"):
 		name, ok := c.ident()
 		if !ok {
 			return nil, errSyntax("Syntax error in DROP COLUMN near %s", c.near())
 		}
 		return okOrErr(s.eng.store.DropColumn(db, table, name))
+	case isWord(c.peek(0), "add") && isWord(c.peek(1), "partition"):
+		c.accept("add")
+		return s.addPartition(db, table, c.rest())
+	case c.accept("drop", "partition"):
+		return s.dropPartition(db, table, c)
 	case c.accept("set"):
 		props, err := parseProperties(c)
 		if err != nil {
@@ -83,7 +85,11 @@ func parseColumnDef(c *cursor) (storage.Column, error) {
 			}
 			col.Comment = text
 		case c.accept("default"):
-			c.i++ // the default value itself is not modelled by storage.Column
+			d, err := parseDefaultClause(c)
+			if err != nil {
+				return storage.Column{}, err
+			}
+			col.Default = d
 		default:
 			c.i++
 		}

@@ -4,8 +4,10 @@
 package sqlengine
 
 import (
+	"context"
 	"crypto/subtle"
 	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 
@@ -23,6 +25,9 @@ type Config struct {
 	Password string
 	// Frontend gives the ports SHOW FRONTENDS reports, read at query time.
 	Frontend func() Frontend
+	// TimeZone is the global time_zone new sessions start with (named IANA
+	// zone or offset, as SET time_zone accepts); "" means DefaultTimeZone.
+	TimeZone string
 }
 
 // Frontend is the FE row of SHOW FRONTENDS.
@@ -38,6 +43,10 @@ type Engine struct {
 	prov   *provider
 	gms    *sqle.Engine
 	nextID atomic.Uint32
+	// defaultZone is the configured global time_zone (SET ... = DEFAULT),
+	// zone the current one (SET GLOBAL time_zone).
+	defaultZone string
+	zone        globalZone
 
 	mu       sync.Mutex
 	servers  []*server.Server
@@ -53,15 +62,28 @@ func New(cfg Config) (*Engine, error) {
 	if cfg.Frontend == nil {
 		cfg.Frontend = func() Frontend { return Frontend{Host: "127.0.0.1"} }
 	}
+	if cfg.TimeZone == "" {
+		cfg.TimeZone = DefaultTimeZone
+	}
+	zone, err := standardizeTimeZone(cfg.TimeZone)
+	if err != nil {
+		return nil, fmt.Errorf("sqlengine: time zone %q: %w", cfg.TimeZone, err)
+	}
 	prov := newProvider(cfg.Store)
-	return &Engine{
-		cfg:      cfg,
-		store:    cfg.Store,
-		prov:     prov,
-		gms:      sqle.NewDefault(prov),
-		sessions: map[uint32]*Session{},
-	}, nil
+	e := &Engine{
+		cfg:         cfg,
+		store:       cfg.Store,
+		prov:        prov,
+		gms:         sqle.NewDefault(prov),
+		sessions:    map[uint32]*Session{},
+		defaultZone: zone,
+	}
+	e.zone.set(zone)
+	return e, nil
 }
+
+// GlobalTimeZone is the global time_zone that new sessions start with.
+func (e *Engine) GlobalTimeZone() string { return e.zone.get() }
 
 // Authenticate checks a user name and password against the configured
 // account.
@@ -79,7 +101,11 @@ func (e *Engine) NewSession(user string) *Session {
 func (e *Engine) newSession(user, addr string, id uint32) *Session {
 	client := sql.Client{User: user, Address: addr}
 	base := sql.NewBaseSessionWithClientServer("dorissim", client, id)
-	gs := &gmsSession{BaseSession: base, dorisVars: map[string]string{}}
+	gs := &gmsSession{BaseSession: base, dorisVars: map[string]string{}, zone: &e.zone}
+	// Like a Doris ConnectContext, a session copies the global variables
+	// when it opens; a later SET GLOBAL does not reach it.
+	// GMS's time_zone is a plain string variable, so this cannot fail.
+	_ = gs.SetSessionVariable(sql.NewContext(context.Background(), sql.WithSession(gs)), "time_zone", e.zone.get())
 	return &Session{eng: e, gs: gs, user: user}
 }
 

@@ -35,7 +35,7 @@ func asStorageError(err error) *storage.Error {
 	if me != nil && me.Message != "" {
 		msg = me.Message
 	}
-	return &storage.Error{Code: code, Message: msg}
+	return dorisMissingDefault(&storage.Error{Code: code, Message: msg})
 }
 
 func errUnsupported(what string) error {

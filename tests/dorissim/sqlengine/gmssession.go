@@ -14,6 +14,7 @@ import (
 type gmsSession struct {
 	*sql.BaseSession
 	dorisVars map[string]string
+	zone      *globalZone // the engine's global time_zone
 	refs      columnRefs
 	pending   []storage.RowIter // @incr iterators opened while planning
 }

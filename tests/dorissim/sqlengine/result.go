@@ -148,7 +148,24 @@ func sameValue(a, b any) bool {
 
 // Close releases the result; for an autocommit statement it ends the
 // statement's transaction (commit on success, rollback after an error).
+// A go-mysql-server result finishes its statement on the session, so it
+// closes under the session's lock: a Flight ticket may release it while the
+// session itself is being closed.
 func (r *Result) Close() error {
+	if r.sess == nil {
+		return r.closeLocked()
+	}
+	r.sess.mu.Lock()
+	defer r.sess.mu.Unlock()
+	if r.sess.open == r {
+		r.sess.open = nil
+	}
+	return r.closeLocked()
+}
+
+// closeLocked is Close for callers holding the session's lock (or for
+// results without a session).
+func (r *Result) closeLocked() error {
 	if r.closed {
 		return nil
 	}

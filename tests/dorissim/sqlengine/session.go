@@ -2,7 +2,6 @@ package sqlengine
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"strings"
 	"sync"
@@ -32,7 +31,7 @@ func (s *Session) Query(ctx context.Context, query string) (*Result, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.open != nil {
-		_ = s.open.Close()
+		_ = s.open.closeLocked()
 		s.open = nil
 	}
 	body, err := cleanStatement(query)
@@ -59,6 +58,9 @@ func (s *Session) Query(ctx context.Context, query string) (*Result, error) {
 		return res, nil
 	}
 	withLiterals, err := rewriteCollectionLiterals(body)
+	if err == nil {
+		withLiterals, err = rewriteGlobalVars(withLiterals)
+	}
 	if err != nil {
 		return nil, asStorageError(errSyntax("%v", err))
 	}
@@ -101,7 +103,7 @@ func (s *Session) Close() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.open != nil {
-		_ = s.open.Close()
+		_ = s.open.closeLocked()
 		s.open = nil
 	}
 	if tx, ok := s.gs.GetTransaction().(*txn); ok && tx != nil {
@@ -230,40 +232,4 @@ func (s *Session) resultColumns(schema sql.Schema) []ResultColumn {
 		cols[i] = ResultColumn{Name: c.Name, Type: t, Nullable: c.Nullable}
 	}
 	return cols
-}
-
-// sessionLocation is the session time_zone as a Go location; @incr bounds
-// are parsed in it.
-func sessionLocation(ctx *sql.Context) (*time.Location, error) {
-	v, err := ctx.GetSessionVariable(ctx, "time_zone")
-	if err != nil {
-		return nil, fmt.Errorf("read session time_zone: %w", err)
-	}
-	name, _ := v.(string)
-	return parseTimeZone(name)
-}
-
-func parseTimeZone(name string) (*time.Location, error) {
-	switch strings.ToUpper(name) {
-	case "", "SYSTEM":
-		return time.Local, nil
-	case "UTC", "Z":
-		return time.UTC, nil
-	}
-	if name[0] == '+' || name[0] == '-' {
-		var h, m int
-		if _, err := fmt.Sscanf(name[1:], "%d:%d", &h, &m); err != nil || h > 14 || m > 59 {
-			return nil, &storage.Error{Code: 1298, Message: fmt.Sprintf("Unknown or incorrect time zone: '%s'", name)}
-		}
-		off := h*3600 + m*60
-		if name[0] == '-' {
-			off = -off
-		}
-		return time.FixedZone(name, off), nil
-	}
-	loc, err := time.LoadLocation(name)
-	if err != nil {
-		return nil, &storage.Error{Code: 1298, Message: fmt.Sprintf("Unknown or incorrect time zone: '%s'", name)}
-	}
-	return loc, nil
 }

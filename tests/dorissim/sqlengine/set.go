@@ -8,34 +8,47 @@ import (
 )
 
 type assignment struct {
-	name  string
-	value any
+	name   string
+	value  any
+	global bool
 }
 
 // set accepts Doris session variables GMS does not know (exec_mem_limit,
 // query_timeout, ...) and remembers them; statements that only touch MySQL
-// variables (time_zone, autocommit, names, ...) are run by GMS.
+// variables (autocommit, names, ...) are run by GMS. time_zone is always
+// handled here: Doris validates and standardizes it, and its global value
+// belongs to this engine, not to the process-wide GMS globals.
 func (s *Session) set(gctx *sql.Context, c *cursor) (*Result, bool, error) {
 	assigns, ok := parseAssignments(c)
 	if !ok {
 		return nil, false, nil
 	}
-	allKnown := true
-	for _, a := range assigns {
-		if strings.EqualFold(a.name, "time_zone") {
-			// Doris rejects unknown zones; GMS would store any string.
-			if _, err := parseTimeZone(toText(a.value)); err != nil {
+	allKnown, zone := true, false
+	for i, a := range assigns {
+		if isTimeZone(a.name) {
+			v := toText(a.value)
+			if strings.EqualFold(v, "default") {
+				v = s.eng.defaultZone
+			}
+			std, err := standardizeTimeZone(v)
+			if err != nil {
 				return nil, true, err
 			}
+			assigns[i].value, zone = std, true
 		}
 		if _, _, known := sql.SystemVariables.GetGlobal(a.name); !known {
 			allKnown = false
 		}
 	}
-	if allKnown {
+	if allKnown && !zone {
 		return nil, false, nil
 	}
 	for _, a := range assigns {
+		if isTimeZone(a.name) && a.global {
+			// Doris's VariableMgr sets a GLOBAL variable for new sessions
+			// and, since 2.0, for the current session too.
+			s.eng.zone.set(a.value.(string))
+		}
 		if _, _, known := sql.SystemVariables.GetGlobal(a.name); known {
 			if err := gctx.SetSessionVariable(gctx, a.name, a.value); err != nil {
 				return nil, true, err
@@ -47,6 +60,8 @@ func (s *Session) set(gctx *sql.Context, c *cursor) (*Result, bool, error) {
 	return okResult(0), true, nil
 }
 
+func isTimeZone(name string) bool { return strings.EqualFold(name, "time_zone") }
+
 // parseAssignments parses `[SESSION|GLOBAL] name = literal, ...`; anything
 // else (user variables, expressions, SET NAMES, SET TRANSACTION) is left to
 // GMS by returning false.
@@ -54,7 +69,7 @@ func parseAssignments(c *cursor) ([]assignment, bool) {
 	var out []assignment
 	for {
 		c.accept("session")
-		c.accept("global")
+		global := c.accept("global")
 		c.accept("local")
 		if isPunct(c.peek(0), "@") {
 			if !isPunct(c.peek(1), "@") {
@@ -63,6 +78,7 @@ func parseAssignments(c *cursor) ([]assignment, bool) {
 			c.i += 2
 			if isWord(c.peek(0), "session") || isWord(c.peek(0), "global") {
 				if isPunct(c.peek(1), ".") {
+					global = global || isWord(c.peek(0), "global")
 					c.i += 2
 				}
 			}
@@ -80,7 +96,7 @@ func parseAssignments(c *cursor) ([]assignment, bool) {
 		if !ok {
 			return nil, false
 		}
-		out = append(out, assignment{name: name, value: v})
+		out = append(out, assignment{name: name, value: v, global: global})
 		if c.done() {
 			return out, true
 		}

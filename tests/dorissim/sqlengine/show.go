@@ -24,6 +24,9 @@ func (s *Session) show(c *cursor) (*Result, bool, error) {
 	case c.accept("create", "table"):
 		r, err := s.showCreateTable(c)
 		return r, true, err
+	case c.accept("partitions"):
+		r, err := s.showPartitions(c)
+		return r, true, err
 	case c.accept("frontends"):
 		return s.showFrontends(), true, nil
 	case c.accept("databases"), c.accept("schemas"):

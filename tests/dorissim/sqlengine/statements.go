@@ -32,7 +32,7 @@ func (s *Session) dorisStatement(gctx *sql.Context, body string) (*Result, bool,
 		r, err := s.truncateTable(c)
 		return r, true, err
 	case c.accept("alter", "table"):
-		r, err := s.alterTable(c)
+		r, err := s.alterTable(gctx, c)
 		return r, true, err
 	case c.accept("show"):
 		return s.show(c)

@@ -131,6 +131,7 @@ func gmsSchema(source, db string, cols []storage.Column) sql.Schema {
 			Name:           c.Name,
 			Type:           gmsType(c.Type),
 			Nullable:       c.Nullable,
+			Default:        gmsDefault(c),
 			Source:         source,
 			DatabaseSource: db,
 			Comment:        c.Comment,

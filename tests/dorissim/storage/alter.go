@@ -2,6 +2,7 @@ package storage
 
 import (
 	"strings"
+	"time"
 )
 
 // DropTable removes a table; its tablet ids are never reused.
@@ -23,7 +24,10 @@ func (s *Store) DropTable(db, name string, ifExists bool) error {
 }
 
 // TruncateTable removes all rows. As in Doris, truncation writes no binlog
-// records and keeps the existing ones.
+// records; each partition is replaced by an empty one with a new partition
+// id and new tablets, and the records written before go with the old ones
+// ("unconsumed changes before the truncation disappear", Table Stream,
+// effect of base table changes).
 func (s *Store) TruncateTable(db, name string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -31,16 +35,28 @@ func (s *Store) TruncateTable(db, name string) error {
 	if err != nil {
 		return err
 	}
-	for i, tb := range t.tablets {
-		t.tablets[i] = newTablet(tb.id)
+	for i, p := range t.parts {
+		t.parts[i] = s.newPartition(t, &partition{name: p.name, lower: p.lower, upper: p.upper,
+			lowerMin: p.lowerMin, upperMax: p.upperMax, values: p.values})
 	}
+	t.rebuildTablets()
+	t.log = nil
 	t.tombs = nil
 	return nil
 }
 
 // AddColumn appends a value column (light schema change): existing rows and
-// binlog records read the column's default, or NULL.
+// binlog records read the column's default, or NULL. A CURRENT_TIMESTAMP
+// default is taken at the store's clock in the process's zone (the
+// simulator's global time_zone is SYSTEM); AddColumnAt takes a session's.
 func (s *Store) AddColumn(db, table string, col Column) error {
+	return s.AddColumnAt(db, table, col, s.WallClock(time.Local))
+}
+
+// AddColumnAt is AddColumn with the writer's wall clock, at which a
+// CURRENT_TIMESTAMP or CURRENT_DATE default is evaluated once: every old row
+// reads that one value, as Doris's realDefaultValue gives.
+func (s *Store) AddColumnAt(db, table string, col Column, wall time.Time) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	t, err := s.lookup(db, table)
@@ -59,7 +75,7 @@ func (s *Store) AddColumn(db, table string, col Column) error {
 	if col.AutoIncrement && t.rowBinlog {
 		return errorf("Table with binlog<Row> does not support auto-increment column: %s", col.Name)
 	}
-	def, err := defaultValue(col)
+	def, err := DefaultAt(col, wall)
 	if err != nil {
 		return errorf("Invalid default value for '%s': %v", col.Name, err)
 	}
@@ -115,7 +131,7 @@ func (s *Store) DropColumn(db, table, col string) error {
 // are built so snapshots held by readers keep their old shape.
 func (t *table) rewriteRows(f func([]any) []any) {
 	t.schemaVer++
-	for i, tb := range t.tablets {
+	t.replaceTablets(func(tb *tablet) *tablet {
 		nt := newTablet(tb.id)
 		for k, r := range tb.rows {
 			nt.rows[k] = f(r)
@@ -123,8 +139,8 @@ func (t *table) rewriteRows(f func([]any) []any) {
 		for _, r := range tb.dup {
 			nt.dup = append(nt.dup, f(r))
 		}
-		t.tablets[i] = nt
-	}
+		return nt
+	})
 	log := make([]*record, len(t.log))
 	for i, r := range t.log {
 		nr := *r

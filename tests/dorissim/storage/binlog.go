@@ -22,6 +22,7 @@ type record struct {
 	row    []any
 	before []any
 	key    string
+	part   int64 // partition id; DROP PARTITION removes its records
 }
 
 func (r *record) physMs() int64 { return r.tso >> tsoLogicalBits }
@@ -29,7 +30,11 @@ func (r *record) physMs() int64 { return r.tso >> tsoLogicalBits }
 // appendRecord adds a record under the store write lock.
 func (t *table) appendRecord(tso int64, op rawOp, row, before []any, key string) {
 	t.nextLSN++
-	t.log = append(t.log, &record{tso: tso, lsn: t.nextLSN, op: op, row: row, before: before, key: key})
+	var part int64
+	if p := t.partitionOf(row); p != nil {
+		part = p.id
+	}
+	t.log = append(t.log, &record{tso: tso, lsn: t.nextLSN, op: op, row: row, before: before, key: key, part: part})
 }
 
 // searchTSO returns the index of the first record with tso >= v.

@@ -27,7 +27,9 @@ type table struct {
 	ttl       int64
 	keyIdx    []int
 	bucketIdx []int
-	tablets   []*tablet
+	tablets   []*tablet // every partition's tablets, partition order then bucket
+	part      partitioning
+	parts     []*partition // RANGE: ascending bounds; LIST: creation order
 	schemaVer int64
 	log       []*record // committed binlog records in (TSO, LSN) order
 	nextLSN   int64
@@ -39,7 +41,8 @@ type table struct {
 type TableInfo struct {
 	DB                  string
 	Def                 TableDef // current columns
-	TabletIDs           []int64  // one per bucket, ascending, stable for the table's life
+	TabletIDs           []int64  // every partition's tablets; ids are stable and never reused
+	Partitions          []PartitionInfo
 	TTLSeconds          int64
 	BinlogEnabled       bool
 	NeedHistoricalValue bool
@@ -65,10 +68,10 @@ func (s *Store) CreateTable(db string, def TableDef, ifNotExists bool) error {
 		}
 		return &Error{Code: CodeTableExists, Message: "Table '" + def.Name + "' already exists"}
 	}
-	for i := range t.tablets {
-		t.tablets[i] = newTablet(s.nextTablet)
-		s.nextTablet++
+	for _, p := range t.parts {
+		s.newPartition(t, p)
 	}
+	t.rebuildTablets()
 	d.tables[def.Name] = t
 	return nil
 }
@@ -89,13 +92,12 @@ func buildTable(db string, def TableDef) (*table, error) {
 		def.Buckets = 1
 	}
 	t := &table{db: db, def: def, open: map[*Txn]int64{}}
-	steps := []func() error{t.validateColumns, t.validateKeys, t.validateBuckets, t.applyProperties}
+	steps := []func() error{t.validateColumns, t.validateKeys, t.validateBuckets, t.applyProperties, t.resolvePartitioning}
 	for _, step := range steps {
 		if err := step(); err != nil {
 			return nil, err
 		}
 	}
-	t.tablets = make([]*tablet, def.Buckets)
 	return t, nil
 }
 
@@ -103,6 +105,7 @@ func cloneDef(def TableDef) TableDef {
 	def.Columns = append([]Column(nil), def.Columns...)
 	def.KeyColumns = append([]string(nil), def.KeyColumns...)
 	def.BucketColumns = append([]string(nil), def.BucketColumns...)
+	def.Partition = def.Partition.clone()
 	props := make(map[string]string, len(def.Properties))
 	for k, v := range def.Properties {
 		props[k] = v
@@ -132,7 +135,7 @@ func (t *table) validateColumns() error {
 			return errorf("Column %s has no type", c.Name)
 		}
 		if c.Default != nil {
-			if _, err := defaultValue(c); err != nil {
+			if err := checkDefault(c); err != nil {
 				return errorf("Invalid default value for '%s': %v", c.Name, err)
 			}
 		}

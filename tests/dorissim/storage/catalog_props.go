@@ -123,16 +123,3 @@ func (t *table) effectiveProps() map[string]string {
 	}
 	return out
 }
-
-// defaultValue is the normalized DEFAULT of a column (nil when none).
-func defaultValue(c Column) (any, error) {
-	if c.Default == nil {
-		return nil, nil
-	}
-	d := *c.Default
-	if strings.EqualFold(d, "CURRENT_TIMESTAMP") && (c.Type.Kind == DateTime || c.Type.Kind == Date) {
-		// Evaluated at write time; the column is filled by the SQL engine.
-		return nil, nil
-	}
-	return ParseValue(c.Type, d)
-}

@@ -30,6 +30,7 @@ func (tx *Txn) commitLocked() (TSO, error) {
 		for _, o := range tt.ops {
 			tt.t.applyOp(tso.Value, o)
 		}
+		tt.t.bumpVersions(tt.ops, tso.PhysicalMs)
 	}
 	return tso, nil
 }
@@ -56,6 +57,9 @@ func (tx *Txn) checkTablesLocked() error {
 		}
 		if cur != tt.t || cur.schemaVer != tt.schemaVer {
 			return errorf("table %s.%s changed during transaction %d", tt.db, tt.name, tx.id)
+		}
+		if err := cur.checkRoutedLocked(tt.ops); err != nil {
+			return err
 		}
 		if err := cur.checkPartialOps(tt.ops); err != nil {
 			return err

@@ -7,8 +7,8 @@ import (
 )
 
 // ParseCreateTable parses a Doris CREATE TABLE statement: column list, key
-// model, COMMENT, DISTRIBUTED BY and PROPERTIES. PARTITION BY, ROLLUP and
-// INDEX clauses are parsed and ignored (the simulator has one partition).
+// model, COMMENT, [AUTO] PARTITION BY, DISTRIBUTED BY and PROPERTIES.
+// ROLLUP and INDEX clauses are parsed and ignored.
 func ParseCreateTable(sql string) (CreateTable, error) {
 	toks, err := lexDDL(sql)
 	if err != nil {
@@ -108,8 +108,10 @@ func parseTableClause(s *tokenStream, def *TableDef) error {
 		def.ClusterColumns, err = parseIdentList(s)
 	case s.acceptKeywords("COMMENT"):
 		def.Comment, err = s.stringLit()
-	case s.acceptKeywords("AUTO", "PARTITION", "BY"), s.acceptKeywords("PARTITION", "BY"):
-		err = skipPartitionClause(s)
+	case s.acceptKeywords("AUTO", "PARTITION", "BY"):
+		def.Partition, err = parsePartitionClause(s, true)
+	case s.acceptKeywords("PARTITION", "BY"):
+		def.Partition, err = parsePartitionClause(s, false)
 	case s.acceptKeywords("DISTRIBUTED", "BY"):
 		err = parseDistribution(s, def)
 	case s.acceptKeywords("ROLLUP"):
@@ -120,21 +122,6 @@ func parseTableClause(s *tokenStream, def *TableDef) error {
 		return s.errorf("unexpected clause")
 	}
 	return err
-}
-
-// skipPartitionClause skips "RANGE(col) (...)" / "LIST(col) (...)" or an
-// expression partition such as "RANGE(date_trunc(dt, 'day')) ()".
-func skipPartitionClause(s *tokenStream) error {
-	if s.peek().kind == tokWord {
-		s.next()
-	}
-	if err := s.skipBalanced(); err != nil {
-		return err
-	}
-	if s.isPunct("(") {
-		return s.skipBalanced()
-	}
-	return nil
 }
 
 func parseDistribution(s *tokenStream, def *TableDef) error {

@@ -178,10 +178,16 @@ func parseDefaultText(s *tokenStream) (*string, error) {
 		return nil, nil
 	case t.kind == tokWord:
 		v := strings.ToUpper(t.text)
-		if s.isPunct("(") {
-			if err := s.skipBalanced(); err != nil {
+		if s.acceptPunct("(") {
+			// CURRENT_TIMESTAMP(3): the precision decides the default's digits.
+			arg := ""
+			if s.peek().kind == tokNumber {
+				arg = s.next().text
+			}
+			if err := s.expectPunct(")"); err != nil {
 				return nil, err
 			}
+			v += "(" + arg + ")"
 		}
 		return &v, nil
 	}

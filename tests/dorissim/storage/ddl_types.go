@@ -35,6 +35,8 @@ type TableDef struct {
 	Comment       string
 	// ClusterColumns holds CLUSTER BY columns (rejected with row binlog).
 	ClusterColumns []string
+	// Partition is the PARTITION BY clause; nil for an unpartitioned table.
+	Partition *PartitionDef
 }
 
 // CreateTable is a parsed CREATE TABLE statement.

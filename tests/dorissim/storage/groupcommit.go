@@ -28,9 +28,10 @@ const (
 // GroupCommitResult is what a load that joined a group commit learns: the
 // internal load's txn and label, which other loads of the batch share.
 type GroupCommitResult struct {
-	TxnID  int64
-	Label  string
-	Loaded int64
+	TxnID            int64
+	Label            string
+	Loaded, Filtered int64
+	Rejected         []string // error-log lines of the filtered rows (LoadResult.Rejected)
 }
 
 // groupBatch is a table's open group commit: one internal load txn that
@@ -70,15 +71,18 @@ func (s *Store) GroupCommitLoad(db, table string, req LoadRequest, mode string) 
 			b.mu.Unlock()
 			continue
 		}
-		_, err = s.stageLoad(b.lt.tx, db, table, req)
+		st, err := s.stageLoad(b.lt.tx, db, table, req)
+		res.Loaded -= st.filtered
+		res.Filtered, res.Rejected = st.filtered, st.rejected
 		if err == nil {
-			b.rows += int64(len(req.Rows))
+			b.rows += res.Loaded
 			b.bytes += size
 		}
 		full := b.bytes >= limit
 		b.mu.Unlock()
 		if err != nil {
-			return GroupCommitResult{TxnID: res.TxnID, Label: res.Label}, err
+			res.Loaded = 0
+			return res, err
 		}
 		if full {
 			b.flush()

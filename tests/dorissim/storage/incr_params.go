@@ -58,16 +58,19 @@ func parseIncrParams(p IncrParams) (incrRequest, error) {
 }
 
 // parseIncrTimestamp reads yyyy-MM-dd HH:mm:ss in the session zone; "0"
-// means no bound.
+// means no bound. The FE parses it with TimeUtils.timeStringToLong, i.e.
+// LocalDateTime.atZone(session zone): a repeated local time is the earlier
+// instant and a skipped one moves later by the gap.
 func parseIncrTimestamp(v string, loc *time.Location) (bool, int64, error) {
 	s := strings.TrimSpace(v)
 	if s == "0" {
 		return false, 0, nil
 	}
-	ts, err := time.ParseInLocation(datetimeLayout, s, loc)
+	wall, err := time.Parse(datetimeLayout, s)
 	if err != nil {
 		return false, 0, errorf("Invalid TIMESTAMP format in incr clause: %s", v)
 	}
+	ts, _ := LocalInstant(wall, loc, GapShiftForward)
 	return true, ts.UnixMilli(), nil
 }
 

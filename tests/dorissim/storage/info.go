@@ -22,6 +22,7 @@ func (s *Store) Table(db, name string) (*TableInfo, error) {
 		DB:                  db,
 		Def:                 cloneDef(t.def),
 		TabletIDs:           ids,
+		Partitions:          t.partitionInfos(),
 		TTLSeconds:          t.ttl,
 		BinlogEnabled:       t.rowBinlog,
 		NeedHistoricalValue: t.needHist,
@@ -46,7 +47,8 @@ func quoteString(s string) string {
 
 // showCreate renders SHOW CREATE TABLE the way Doris prints it: lower-case
 // types, NULL/NOT NULL per column, key model, distribution and the sorted
-// effective properties.
+// effective properties, with the partition clause Doris prints (every range
+// in the fixed [lower, upper) form, as RangePartitionInfo.toSql does).
 func (t *table) showCreate() string {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "CREATE TABLE %s (\n", quoteIdent(t.def.Name))
@@ -58,7 +60,11 @@ func (t *table) showCreate() string {
 			sb.WriteString(" NOT NULL")
 		}
 		if c.Default != nil {
-			fmt.Fprintf(&sb, " DEFAULT %s", quoteString(*c.Default))
+			if _, _, fn := DefaultFunction(c); fn {
+				fmt.Fprintf(&sb, " DEFAULT %s", *c.Default)
+			} else {
+				fmt.Fprintf(&sb, " DEFAULT %s", quoteString(*c.Default))
+			}
 		}
 		if c.Comment != "" {
 			fmt.Fprintf(&sb, " COMMENT %s", quoteString(c.Comment))
@@ -72,6 +78,9 @@ func (t *table) showCreate() string {
 	fmt.Fprintf(&sb, "%s KEY(%s)\n", keyWord(t.def.Keys), quoteList(t.def.KeyColumns))
 	if t.def.Comment != "" {
 		fmt.Fprintf(&sb, "COMMENT %s\n", quoteString(t.def.Comment))
+	}
+	if ps := t.partitionSQL(); ps != "" {
+		sb.WriteString(ps + "\n")
 	}
 	if len(t.def.BucketColumns) > 0 {
 		fmt.Fprintf(&sb, "DISTRIBUTED BY HASH(%s) BUCKETS %d\n", quoteList(t.def.BucketColumns), t.def.Buckets)

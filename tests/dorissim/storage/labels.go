@@ -163,6 +163,13 @@ func (s *Store) sweepLabelsLocked(d *database) {
 	for label := range d.labels {
 		s.liveEntryLocked(d, label)
 	}
+	// Older txns of reused labels are reachable only by id.
+	keep := s.opts.LabelKeep.Milliseconds()
+	for id, e := range s.loads {
+		if e.db == d.name && e.finishedMs > 0 && now-e.finishedMs > keep {
+			delete(s.loads, id)
+		}
+	}
 }
 
 func (s *Store) nowMs() int64 { return s.opts.Clock().UnixMilli() }

@@ -24,9 +24,15 @@ type LoadRequest struct {
 	PartialColumns bool
 	MergeType      string // APPEND (default), DELETE, MERGE
 	TwoPhaseCommit bool   // pre-commit only; _stream_load_2pc commits or aborts
-	// SequenceSource names the load column mapped to a hidden
-	// __DORIS_SEQUENCE_COL__ (the function_column.sequence_col header).
+	// SequenceSource is the function_column.sequence_col header. Only the
+	// table-property mapping form is modelled, which ignores it; a table
+	// without a sequence column refuses it.
 	SequenceSource string
+	// MaxFilterRatio is the max_filter_ratio header; FilteredRows counts
+	// rows the front end already filtered. Rows that fit no partition are
+	// filtered against them (see loadFiltered).
+	MaxFilterRatio float64
+	FilteredRows   int64
 }
 
 // LoadResult reports a committed (or pre-committed) load.
@@ -34,6 +40,9 @@ type LoadResult struct {
 	TxnID            int64
 	Loaded, Filtered int64
 	TSO              TSO // zero while pre-committed
+	// Rejected holds the error-log lines of the rows storage filtered (rows
+	// that fit no partition), also when the filtering failed the load.
+	Rejected []string
 }
 
 // loadPlan maps load columns onto table columns.
@@ -42,6 +51,7 @@ type loadPlan struct {
 	target   []int // table column index per load column, -1 for the delete sign
 	set      []bool
 	mergeTyp string
+	defaults []any // per table column, evaluated once at the load's time
 }
 
 func planLoad(t *table, cols []Column, req LoadRequest) (*loadPlan, error) {
@@ -121,10 +131,7 @@ func (p *loadPlan) rowOp(t *table, raw []*string) (op, error) {
 		return op{}, fmt.Errorf("actual column number %d is not equal to schema column number %d", len(raw), len(p.target))
 	}
 	row := make([]any, len(p.cols))
-	for i, c := range p.cols {
-		d, _ := defaultValue(c)
-		row[i] = d
-	}
+	copy(row, p.defaults)
 	del := p.mergeTyp == MergeDelete
 	for i, idx := range p.target {
 		if idx < 0 {

@@ -2,6 +2,7 @@ package storage
 
 import (
 	"context"
+	"time"
 )
 
 // LoadTxn is one stream load's transaction from the moment its label is
@@ -70,9 +71,9 @@ func (lt *LoadTxn) abortLocked(reason string) {
 // binlog records until Txn2PC commits. Any failure aborts the txn.
 func (lt *LoadTxn) Run(table string, req LoadRequest) (LoadResult, error) {
 	res := LoadResult{TxnID: lt.tx.id}
-	filtered, err := lt.s.stageLoad(lt.tx, lt.db, table, req)
-	res.Filtered = filtered
-	res.Loaded = int64(len(req.Rows))
+	st, err := lt.s.stageLoad(lt.tx, lt.db, table, req)
+	res.Filtered, res.Rejected = st.filtered, st.rejected
+	res.Loaded = int64(len(req.Rows)) - st.filtered
 	return lt.complete(res, req.TwoPhaseCommit, err)
 }
 
@@ -102,6 +103,7 @@ func (lt *LoadTxn) complete(res LoadResult, twoPC bool, err error) (LoadResult, 
 	res.TSO = tso
 	if e := lt.entry; e != nil {
 		e.status, e.finishedMs, e.tx, e.result = TxnVisible, s.nowMs(), nil, res
+		e.result.Rejected = nil // the label keeps counts, not the error log
 	}
 	return res, nil
 }
@@ -118,6 +120,7 @@ func (lt *LoadTxn) precommitLocked(res LoadResult) {
 		lt.entry = e
 	}
 	e.status, e.result = TxnPrecommitted, res
+	e.result.Rejected = nil
 	e.deadlineMs = s.nowMs() + s.opts.PrecommitTimeout.Milliseconds()
 	for _, tt := range lt.tx.order {
 		delete(tt.t.open, lt.tx)
@@ -137,25 +140,47 @@ func (s *Store) Load(ctx context.Context, db, table string, req LoadRequest) (Lo
 	return lt.Run(table, req)
 }
 
+// staged is what stageLoad filtered: rows that fit no partition, with the
+// error-log line the BE writes for each.
+type staged struct {
+	filtered int64
+	rejected []string
+}
+
 // stageLoad converts every row and stages the ops in tx; a row that fails
-// conversion fails the whole load (Doris's default max_filter_ratio is 0).
-func (s *Store) stageLoad(tx *Txn, db, table string, req LoadRequest) (int64, error) {
+// conversion fails the whole load. Rows that fit no partition are filtered
+// under max_filter_ratio (loadFiltered); nothing is staged when the load
+// fails, so a group commit batch keeps only whole loads.
+func (s *Store) stageLoad(tx *Txn, db, table string, req LoadRequest) (staged, error) {
+	var st staged
 	tt, cols, err := tx.tableFor(db, table)
 	if err != nil {
-		return 0, err
+		return st, err
 	}
 	plan, err := planLoad(tt.t, cols, req)
 	if err != nil {
-		return 0, err
+		return st, err
+	}
+	if plan.defaults, err = loadDefaults(cols, s.WallClock(time.Local)); err != nil {
+		return st, err
 	}
 	ops := make([]op, 0, len(req.Rows))
 	for n, raw := range req.Rows {
 		o, err := plan.rowOp(tt.t, raw)
 		if err != nil {
-			return int64(len(req.Rows) - n), errorf("[DATA_QUALITY_ERROR]too many filtered rows: row %d: %v", n+1, err)
+			st.filtered = int64(len(req.Rows) - n)
+			return st, errorf("[DATA_QUALITY_ERROR]too many filtered rows: row %d: %v", n+1, err)
+		}
+		if !o.del && !s.routeRow(tt.t, o.row) {
+			st.filtered++
+			st.rejected = append(st.rejected, noPartitionReason(cols, o.row))
+			continue
 		}
 		ops = append(ops, o)
 	}
+	if err := loadFiltered(req, st.filtered); err != nil {
+		return st, err
+	}
 	tt.ops = append(tt.ops, ops...)
-	return 0, nil
+	return st, nil
 }

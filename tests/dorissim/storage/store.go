@@ -14,8 +14,13 @@ type Options struct {
 	PrecommitTimeout   time.Duration    // 2PC pre-committed txns abort after this; default DefaultPrecommitTimeout
 }
 
-// firstTabletID is where the global tablet id counter starts; ids are never reused.
-const firstTabletID = 10001
+// firstTabletID is where the global tablet id counter starts; ids are never
+// reused. Partition ids have their own counter so that adding partitions
+// leaves the tablet ids of unpartitioned tables as they were.
+const (
+	firstTabletID    = 10001
+	firstPartitionID = 1000001
+)
 
 // Store is the simulator's storage: databases, tables, tablets, the TSO
 // oracle, transactions and the Row Binlog. One RWMutex guards all table
@@ -28,7 +33,9 @@ type Store struct {
 	mu         sync.RWMutex
 	dbs        map[string]*database
 	nextTablet int64
-	nextTxnID  int64
+	// nextPartition is the next partition id.
+	nextPartition int64
+	nextTxnID     int64
 	// txnEnded is closed (and replaced) whenever a writing transaction ends,
 	// waking @incr visible waits.
 	txnEnded   chan struct{}
@@ -62,14 +69,15 @@ func New(opts Options) *Store {
 		opts.PrecommitTimeout = DefaultPrecommitTimeout
 	}
 	return &Store{
-		opts:       opts,
-		oracle:     &oracle{clock: opts.Clock},
-		dbs:        map[string]*database{},
-		nextTablet: firstTabletID,
-		nextTxnID:  1,
-		txnEnded:   make(chan struct{}),
-		loads:      map[int64]*loadEntry{},
-		groups:     map[string]*groupBatch{},
+		opts:          opts,
+		oracle:        &oracle{clock: opts.Clock},
+		dbs:           map[string]*database{},
+		nextTablet:    firstTabletID,
+		nextPartition: firstPartitionID,
+		nextTxnID:     1,
+		txnEnded:      make(chan struct{}),
+		loads:         map[int64]*loadEntry{},
+		groups:        map[string]*groupBatch{},
 	}
 }
 

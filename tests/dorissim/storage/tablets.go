@@ -33,7 +33,7 @@ func (t *table) bucketOf(row []any) int {
 		h.Write([]byte(FormatValue(t.def.Columns[i].Type, row[i])))
 		h.Write([]byte{0})
 	}
-	return int(h.Sum32() % uint32(len(t.tablets)))
+	return int(h.Sum32() % uint32(t.def.Buckets))
 }
 
 func allIndexes(n int) []int {
@@ -60,17 +60,33 @@ func (t *table) keyOf(row []any) string {
 	return sb.String()
 }
 
-// tabletFor returns the tablet that holds row.
-func (t *table) tabletFor(row []any) *tablet { return t.tablets[t.bucketOf(row)] }
+// tabletFor returns the tablet that holds row: its partition's bucket, or
+// nil when no partition takes the row.
+func (t *table) tabletFor(row []any) *tablet {
+	p := t.partitionOf(row)
+	if p == nil {
+		return nil
+	}
+	return p.tablets[t.bucketOf(row)]
+}
 
 // get returns the committed row for a UNIQUE key.
 func (t *table) get(row []any) ([]any, bool) {
-	r, ok := t.tabletFor(row).rows[t.keyOf(row)]
+	tb := t.tabletFor(row)
+	if tb == nil {
+		return nil, false
+	}
+	r, ok := tb.rows[t.keyOf(row)]
 	return r, ok
 }
 
+// put stores a row; writes are routed before commit, so a row without a
+// partition never gets here.
 func (t *table) put(row []any) {
 	tb := t.tabletFor(row)
+	if tb == nil {
+		return
+	}
 	if t.def.Keys == UniqueKeys {
 		tb.rows[t.keyOf(row)] = row
 		tb.sorted.Store(nil)
@@ -81,6 +97,9 @@ func (t *table) put(row []any) {
 
 func (t *table) remove(row []any) {
 	tb := t.tabletFor(row)
+	if tb == nil {
+		return
+	}
 	delete(tb.rows, t.keyOf(row))
 	tb.sorted.Store(nil)
 }
@@ -89,6 +108,9 @@ func (t *table) remove(row []any) {
 // holding the old one are unaffected.
 func (t *table) removeDup(row []any) int {
 	tb := t.tabletFor(row)
+	if tb == nil {
+		return 0
+	}
 	kept := make([][]any, 0, len(tb.dup))
 	n := 0
 	for _, r := range tb.dup {

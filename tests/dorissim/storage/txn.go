@@ -80,6 +80,9 @@ func (tx *Txn) Insert(db, table string, row []any) error {
 	if err != nil {
 		return fmt.Errorf("insert into %s.%s: %w", db, table, asError(err))
 	}
+	if !tx.s.routeRow(tt.t, norm) {
+		return errNoPartition()
+	}
 	tt.ops = append(tt.ops, op{row: norm})
 	return nil
 }
@@ -101,6 +104,9 @@ func (tx *Txn) Update(db, table string, old, new []any) error {
 	newN, err := CoerceRow(cols, new)
 	if err != nil {
 		return fmt.Errorf("update %s.%s: %w", db, table, asError(err))
+	}
+	if !tx.s.routeRow(tt.t, newN) {
+		return errNoPartition()
 	}
 	if tt.t.keyOf(oldN) != tt.t.keyOf(newN) {
 		tt.ops = append(tt.ops, op{del: true, row: oldN})

@@ -27,11 +27,12 @@ const (
 // opNames maps the @incr op codes 0-3 to the operation metadata value.
 var opNames = [4]string{"insert", "delete", "update_before", "update_after"}
 
-// rowConverter turns Arrow batches into messages. It keeps one converter per
+// rowConverter turns one table's Arrow batches into messages. It keeps one converter per
 // schema and builds message bodies in a shared arena, so the per-row cost is
 // one JSON append plus the metadata.
 type rowConverter struct {
 	db, table string
+	key       string // db.table, as in positions
 	opts      rowjson.Options
 	schema    *arrow.Schema
 	conv      *rowjson.Converter
@@ -51,13 +52,13 @@ type rowConverter struct {
 	tsoValue, tsoMsVal any
 }
 
-func newRowConverter(conf *Config, opts rowjson.Options) *rowConverter {
-	rc := &rowConverter{db: conf.DB, table: conf.Table, opts: opts}
+func newRowConverter(t tableName, opts rowjson.Options) *rowConverter {
+	rc := &rowConverter{db: t.db, table: t.table, key: t.key, opts: opts}
 	rc.snapTmpl = service.NewMessage(nil)
 	rc.snapTmpl.MetaSetMut(metaOperation, "read")
 	rc.snapTmpl.MetaSetMut(metaDatabase, rc.db)
 	rc.snapTmpl.MetaSetMut(metaTable, rc.table)
-	rc.snapTmpl.MetaSetMut(metaPhase, phaseSnapshot)
+	rc.snapTmpl.MetaSetMut(metaPhase, checkpoint.PhaseSnapshot)
 	return rc
 }
 
@@ -65,7 +66,7 @@ func (rc *rowConverter) bind(rec arrow.RecordBatch) error {
 	if rc.conv == nil || !rc.schema.Equal(rec.Schema()) {
 		conv, err := rowjson.NewConverter(rec.Schema(), rc.opts)
 		if err != nil {
-			return fmt.Errorf("arrow schema of %s.%s: %w", rc.db, rc.table, err)
+			return fmt.Errorf("arrow schema of %s: %w", rc.key, err)
 		}
 		rc.conv, rc.schema = conv, rec.Schema()
 	}
@@ -79,7 +80,7 @@ func (rc *rowConverter) body(row int) ([]byte, error) {
 	start := len(rc.arena)
 	out, err := rc.conv.AppendRow(rc.arena, row)
 	if err != nil {
-		return nil, fmt.Errorf("row %d of %s.%s: %w", row, rc.db, rc.table, err)
+		return nil, fmt.Errorf("row %d of %s: %w", row, rc.key, err)
 	}
 	rc.arena = out
 	return out[start:len(out):len(out)], nil
@@ -96,22 +97,22 @@ func (rc *rowConverter) snapshotMessage(row int) (*service.Message, error) {
 }
 
 // binlogPos reads the (TSO, LSN, OP) of an @incr row.
-func (rc *rowConverter) binlogPos(row int) (checkpoint.RowPos, error) {
+func (rc *rowConverter) binlogPos(row int) (checkpoint.Pos, error) {
 	tso, lsn, op, err := rc.conv.BinlogPos(row)
 	if err != nil {
-		return checkpoint.RowPos{}, fmt.Errorf("binlog row %d of %s.%s: %w", row, rc.db, rc.table, err)
+		return checkpoint.Pos{}, fmt.Errorf("binlog row %d of %s: %w", row, rc.key, err)
 	}
-	return checkpoint.RowPos{TSO: tso, LSN: lsn, Op: op}, nil
+	return checkpoint.Pos{TSO: tso, Table: rc.key, LSN: lsn, Op: op}, nil
 }
 
 // binlogMessage builds the message of the @incr row at pos.
-func (rc *rowConverter) binlogMessage(row int, pos checkpoint.RowPos, w *window) (*service.Message, error) {
+func (rc *rowConverter) binlogMessage(row int, pos checkpoint.Pos, w window) (*service.Message, error) {
 	b, err := rc.body(row)
 	if err != nil {
 		return nil, err
 	}
 	if pos.Op < 0 || int(pos.Op) >= len(opNames) {
-		return nil, fmt.Errorf("binlog row %d of %s.%s: operation %d out of range", row, rc.db, rc.table, pos.Op)
+		return nil, fmt.Errorf("binlog row %d of %s: operation %d out of range", row, rc.key, pos.Op)
 	}
 	msg := rc.binlogTemplate(pos.Op, w).Copy()
 	msg.SetBytes(b)
@@ -128,7 +129,7 @@ func (rc *rowConverter) binlogMessage(row int, pos checkpoint.RowPos, w *window)
 
 // binlogTemplate holds every binlog metadata key with the values shared by
 // the rows of one op code in window w; the positional keys are placeholders.
-func (rc *rowConverter) binlogTemplate(op int8, w *window) *service.Message {
+func (rc *rowConverter) binlogTemplate(op int8, w window) *service.Message {
 	if rc.binWin != [2]string{w.start, w.end} {
 		rc.binTmpl, rc.binWin = [4]*service.Message{}, [2]string{w.start, w.end}
 	}
@@ -139,7 +140,7 @@ func (rc *rowConverter) binlogTemplate(op int8, w *window) *service.Message {
 	t.MetaSetMut(metaOperation, opNames[op])
 	t.MetaSetMut(metaDatabase, rc.db)
 	t.MetaSetMut(metaTable, rc.table)
-	t.MetaSetMut(metaPhase, phaseBinlog)
+	t.MetaSetMut(metaPhase, checkpoint.PhaseBinlog)
 	t.MetaSetMut(metaOp, int64(op))
 	t.MetaSetMut(metaTSO, int64(0))
 	t.MetaSetMut(metaLSN, int64(0))

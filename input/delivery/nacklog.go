@@ -1,4 +1,4 @@
-package input
+package delivery
 
 import (
 	"context"
@@ -21,7 +21,8 @@ type nackLogger struct {
 	unwarned int
 }
 
-func withNackLogging(in service.BatchInput, log *service.Logger) service.BatchInput {
+// WithNackLogging wraps an input whose nacks Benthos replays itself.
+func WithNackLogging(in service.BatchInput, log *service.Logger) service.BatchInput {
 	return &nackLogger{BatchInput: in, log: log}
 }
 

@@ -29,7 +29,7 @@ func TestSnapshotMessageMetadataIsPerMessage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]any{metaOperation: "read", metaDatabase: "shop", metaTable: "orders", metaPhase: phaseSnapshot}
+	want := map[string]any{metaOperation: "read", metaDatabase: "shop", metaTable: "orders", metaPhase: checkpoint.PhaseSnapshot}
 	for k, v := range want {
 		if got := metaOf(t, a, k); got != v {
 			t.Errorf("%s = %#v, want %#v", k, got, v)
@@ -59,7 +59,7 @@ func TestSnapshotMessageMetadataIsPerMessage(t *testing.T) {
 func TestBinlogMessageMetadata(t *testing.T) {
 	rc, rec := benchConverter(t, true)
 	defer rec.Release()
-	w := &window{start: "2025-10-09 08:53:20", end: "2025-10-09 08:53:30"}
+	w := window{start: "2025-10-09 08:53:20", end: "2025-10-09 08:53:30"}
 	for row := range 6 {
 		pos, err := rc.binlogPos(row)
 		if err != nil {
@@ -69,14 +69,14 @@ func TestBinlogMessageMetadata(t *testing.T) {
 			t.Fatalf("row %d: pos %+v", row, pos)
 		}
 		if row == 4 {
-			w = &window{start: "2025-10-09 08:53:30", end: "2025-10-09 08:53:40"}
+			w = window{start: "2025-10-09 08:53:30", end: "2025-10-09 08:53:40"}
 		}
 		msg, err := rc.binlogMessage(row, pos, w)
 		if err != nil {
 			t.Fatal(err)
 		}
 		want := map[string]any{
-			metaOperation: opNames[row%4], metaDatabase: "shop", metaTable: "orders", metaPhase: phaseBinlog,
+			metaOperation: opNames[row%4], metaDatabase: "shop", metaTable: "orders", metaPhase: checkpoint.PhaseBinlog,
 			metaOp: int64(row % 4), metaTSO: pos.TSO, metaLSN: pos.LSN, metaCommitTS: pos.TSO >> 18,
 			metaWindowStart: w.start, metaWindowEnd: w.end,
 		}
@@ -96,9 +96,9 @@ func TestBinlogMessageMetadata(t *testing.T) {
 func TestBinlogMessageRejectsUnknownOp(t *testing.T) {
 	rc, rec := benchConverter(t, true)
 	defer rec.Release()
-	w := &window{start: "a", end: "b"}
+	w := window{start: "a", end: "b"}
 	for _, op := range []int8{-1, 4} {
-		if _, err := rc.binlogMessage(0, checkpoint.RowPos{TSO: 1, Op: op}, w); err == nil {
+		if _, err := rc.binlogMessage(0, checkpoint.Pos{TSO: 1, Table: "shop.orders", Op: op}, w); err == nil {
 			t.Errorf("op %d accepted", op)
 		}
 	}

@@ -1,0 +1,61 @@
+package checkpoint
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/rpconnect-doris/rpconnect-doris/input/doris"
+)
+
+// Pos is the position of a binlog row in the order the input delivers rows
+// of one window: (TSO, table, LSN, OP). Rows of one transaction share a TSO,
+// so a transaction that changed several tables is one contiguous run, its
+// tables in name order.
+type Pos struct {
+	TSO   int64  `json:"tso"`
+	Table string `json:"table"`
+	LSN   int64  `json:"lsn"`
+	Op    int8   `json:"op"`
+}
+
+// Compare orders positions: negative when p comes first.
+func (p Pos) Compare(o Pos) int {
+	switch {
+	case p.TSO != o.TSO:
+		return cmpInt(p.TSO, o.TSO)
+	case p.Table != o.Table:
+		return strings.Compare(p.Table, o.Table)
+	case p.LSN != o.LSN:
+		return cmpInt(p.LSN, o.LSN)
+	}
+	return cmpInt(int64(p.Op), int64(o.Op))
+}
+
+// Less reports whether p comes before o.
+func (p Pos) Less(o Pos) bool { return p.Compare(o) < 0 }
+
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func (p Pos) validate(what string) error {
+	if p.TSO <= 0 {
+		return fmt.Errorf("%s last.tso must be positive; got %d", what, p.TSO)
+	}
+	if _, _, err := doris.ParseTableIdentifier(p.Table); err != nil {
+		return fmt.Errorf("%s last.table must be db.table; got %q", what, p.Table)
+	}
+	if p.LSN < 0 {
+		return fmt.Errorf("%s last.lsn must not be negative; got %d", what, p.LSN)
+	}
+	if p.Op < 0 || p.Op > 3 {
+		return fmt.Errorf("%s last.op must be 0..3; got %d", what, p.Op)
+	}
+	return nil
+}

@@ -1,0 +1,79 @@
+package checkpoint
+
+import (
+	"fmt"
+
+	"github.com/rpconnect-doris/rpconnect-doris/input/doris"
+)
+
+func validate(s *State) error {
+	if s.Tables == nil {
+		return fmt.Errorf("tables is missing")
+	}
+	if s.Stream != nil {
+		if err := validateWindow("stream", s.Stream); err != nil {
+			return err
+		}
+	}
+	for name, t := range s.Tables {
+		if err := validateTable(name, t, s.Stream != nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func validateTable(name string, t *Table, hasStream bool) error {
+	if _, _, err := doris.ParseTableIdentifier(name); err != nil || t == nil {
+		return fmt.Errorf("tables holds an invalid entry %q", name)
+	}
+	switch t.Phase {
+	case PhaseSnapshot, PhaseDone:
+	case PhaseCatchUp, PhaseBinlog:
+		if !hasStream {
+			return fmt.Errorf("table %s is in phase %s without a stream", name, t.Phase)
+		}
+	default:
+		return fmt.Errorf("table %s: phase must be one of snapshot, catchup, binlog, done; got %q", name, t.Phase)
+	}
+	if t.Start != "" && doris.ValidateTimestamp(t.Start) != nil {
+		return fmt.Errorf("table %s: start must match yyyy-MM-dd HH:mm:ss; got %q", name, t.Start)
+	}
+	for _, id := range t.DoneTablets {
+		if id <= 0 {
+			return fmt.Errorf("table %s: snapshot_done_tablets holds invalid tablet id %d", name, id)
+		}
+	}
+	if t.MaxTablet < 0 {
+		return fmt.Errorf("table %s: max_tablet must not be negative", name)
+	}
+	if (t.Phase == PhaseCatchUp) != (t.CatchUp != nil) {
+		return fmt.Errorf("table %s: catchup is set exactly in phase catchup", name)
+	}
+	if t.CatchUp != nil {
+		return validateWindow("table "+name+" catchup", t.CatchUp)
+	}
+	return nil
+}
+
+func validateWindow(what string, w *Window) error {
+	if doris.ValidateTimestamp(w.Start) != nil {
+		return fmt.Errorf("%s start must match yyyy-MM-dd HH:mm:ss; got %q", what, w.Start)
+	}
+	if w.End != "" {
+		if doris.ValidateTimestamp(w.End) != nil {
+			return fmt.Errorf("%s end must match yyyy-MM-dd HH:mm:ss; got %q", what, w.End)
+		}
+		// The fixed-width layout makes string order equal time order.
+		if w.End < w.Start {
+			return fmt.Errorf("%s end %q is before its start %q", what, w.End, w.Start)
+		}
+	}
+	if w.Last == nil {
+		return nil
+	}
+	if w.End == "" {
+		return fmt.Errorf("%s has a last row but no end", what)
+	}
+	return w.Last.validate(what)
+}

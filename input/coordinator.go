@@ -1,0 +1,248 @@
+package input
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/redpanda-data/benthos/v4/public/service"
+
+	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
+	"github.com/rpconnect-doris/rpconnect-doris/input/delivery"
+)
+
+// coordinator runs the per-table phases of one run: snapshots (several
+// tables at once), catch-ups of tables that joined late, and the window
+// chain that all streaming tables share. Every change of a table's phase
+// travels with the batches through the emitter, so the committed checkpoint
+// is always a consistent picture of the whole input.
+type coordinator struct {
+	r    *reader
+	conf *Config
+	log  *service.Logger
+	m    *metrics
+	c    *conn
+	em   *emitter
+
+	start *checkpoint.State // where the run starts: committed, or fresh
+
+	// Differences between a resumed position and the tables selected now,
+	// applied when the run starts.
+	pendingRemovals []string
+	pendingAdds     []*tableInfo
+
+	mu      sync.Mutex
+	tables  map[string]*tableInfo
+	skipped map[string]string // tables matched but not followable, and why
+
+	snapSem  chan struct{} // max_parallel_snapshot_tables
+	snapWG   sync.WaitGroup
+	snapDone chan struct{} // signalled when a table's snapshot finished
+	fail     context.CancelCauseFunc
+}
+
+// newCoordinator plans the start of a run: the committed checkpoint when
+// there is one (it wins over scan_mode and scan_timestamp, as restoring
+// Flink state does), else a fresh start from scan_mode.
+func (r *reader) newCoordinator(ctx context.Context, c *conn) (*coordinator, error) {
+	co := &coordinator{
+		r: r, conf: r.conf, log: r.log, m: r.m, c: c,
+		tables:   map[string]*tableInfo{},
+		skipped:  map[string]string{},
+		snapSem:  make(chan struct{}, r.conf.MaxParallelSnapshotTables),
+		snapDone: make(chan struct{}, 1),
+	}
+	st, err := r.loadCommitted(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if st == nil {
+		if st, err = co.freshStart(ctx); err != nil {
+			return nil, err
+		}
+	} else if err := co.resume(ctx, st); err != nil {
+		return nil, err
+	}
+	co.start = st
+	return co, nil
+}
+
+// produce is the run: it starts the snapshots the position still needs,
+// then follows the window chain, or waits for the snapshots to finish when
+// there is no binlog phase.
+func (co *coordinator) produce(ctx context.Context, run *delivery.Run[*checkpoint.State]) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	co.fail = cancel
+	batcher, err := co.newBatcher()
+	if err != nil {
+		return err
+	}
+	if batcher != nil {
+		defer batcher.Close(context.Background())
+	}
+	co.em = &emitter{run: run, batcher: batcher, progress: co.start.Clone()}
+	defer co.snapWG.Wait()
+	if err := co.applyResumeChanges(ctx); err != nil {
+		return run.Settle(err)
+	}
+	co.refreshTableGauges()
+	co.startPendingSnapshots(ctx)
+	if co.start.Stream == nil {
+		co.snapWG.Wait()
+		if err := context.Cause(ctx); err != nil {
+			return run.Settle(err)
+		}
+		return run.WaitUnacked(ctx)
+	}
+	err = co.runStream(ctx)
+	if cause := context.Cause(ctx); cause != nil {
+		err = cause
+	}
+	return run.Settle(err)
+}
+
+func (co *coordinator) newBatcher() (*service.Batcher, error) {
+	if co.r.pol.IsNoop() {
+		return nil, nil
+	}
+	return co.r.pol.NewBatcher(co.r.mgr)
+}
+
+// applyResumeChanges removes the tables of the stored position that are no
+// longer selected or no longer exist, and adds the newly selected ones.
+func (co *coordinator) applyResumeChanges(ctx context.Context) error {
+	for _, key := range co.pendingRemovals {
+		co.log.Warnf("Table %s is in the checkpoint but no longer selected or no longer exists: it leaves the stream and the checkpoint", key)
+		if err := co.removeTable(ctx, key); err != nil {
+			return err
+		}
+	}
+	for _, t := range co.pendingAdds {
+		if err := co.addTable(ctx, t); err != nil {
+			return err
+		}
+	}
+	co.pendingRemovals, co.pendingAdds = nil, nil
+	return nil
+}
+
+// table returns the followed table named key, or nil.
+func (co *coordinator) table(key string) *tableInfo {
+	co.mu.Lock()
+	defer co.mu.Unlock()
+	return co.tables[key]
+}
+
+func (co *coordinator) followedKeys() []string {
+	co.mu.Lock()
+	defer co.mu.Unlock()
+	keys := make([]string, 0, len(co.tables))
+	for k := range co.tables {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// phaseTables returns the followed tables in phase, in name order.
+func (co *coordinator) phaseTables(phase string) []*tableInfo {
+	var keys []string
+	co.em.view(func(st *checkpoint.State) {
+		for k, t := range st.Tables {
+			if t.Phase == phase {
+				keys = append(keys, k)
+			}
+		}
+	})
+	slices.Sort(keys)
+	out := make([]*tableInfo, 0, len(keys))
+	for _, k := range keys {
+		if t := co.table(k); t != nil {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// addTable makes a new table part of the stream: with a snapshot phase it
+// is snapshotted and then catches up from its own start; otherwise it joins
+// the chain at the next window.
+func (co *coordinator) addTable(ctx context.Context, t *tableInfo) error {
+	_, hi, err := t.tabletRange(ctx)
+	if err != nil {
+		return err
+	}
+	entry := &checkpoint.Table{Phase: checkpoint.PhaseBinlog, MaxTablet: hi}
+	if !co.conf.HasBinlogPhase() {
+		entry.Phase = checkpoint.PhaseSnapshot
+	} else if co.conf.HasSnapshotPhase() {
+		start, err := co.r.nextWholeSecond(ctx, co.c)
+		if err != nil {
+			return fmt.Errorf("resolving the binlog start of new table %s: %w", t.name.key, err)
+		}
+		entry.Phase, entry.Start = checkpoint.PhaseSnapshot, start.Text
+	}
+	co.mu.Lock()
+	co.tables[t.name.key] = t
+	co.mu.Unlock()
+	if err := co.em.emit(ctx, nil, func(st *checkpoint.State) { st.Tables[t.name.key] = entry }); err != nil {
+		return err
+	}
+	co.log.Infof("Table %s joins the stream: %s", t.name.key, describeTable(entry))
+	if entry.Phase == checkpoint.PhaseSnapshot {
+		co.startSnapshot(ctx, t, nil)
+	}
+	return nil
+}
+
+// removeTable drops a table from the stream and the checkpoint.
+func (co *coordinator) removeTable(ctx context.Context, key string) error {
+	co.mu.Lock()
+	delete(co.tables, key)
+	co.mu.Unlock()
+	return co.em.emit(ctx, nil, func(st *checkpoint.State) { delete(st.Tables, key) })
+}
+
+// noteSkipped records a matched table that cannot be followed; it reports
+// true the first time, so that each is warned about once.
+func (co *coordinator) noteSkipped(key, why string) bool {
+	co.mu.Lock()
+	defer co.mu.Unlock()
+	if _, seen := co.skipped[key]; seen {
+		return false
+	}
+	co.skipped[key] = why
+	co.log.Warnf("Skipping table %s: %s. It is checked again at each table discovery", key, why)
+	return true
+}
+
+func (co *coordinator) clearSkipped(key string) {
+	co.mu.Lock()
+	defer co.mu.Unlock()
+	delete(co.skipped, key)
+}
+
+// refreshTableGauges counts the tables per state for doris_binlog_tables.
+func (co *coordinator) refreshTableGauges() {
+	counts := map[string]int64{"streaming": 0, "snapshotting": 0}
+	view := co.start
+	if co.em != nil {
+		co.em.view(func(st *checkpoint.State) { view = st.Clone() })
+	}
+	for _, t := range view.Tables {
+		switch t.Phase {
+		case checkpoint.PhaseSnapshot:
+			counts["snapshotting"]++
+		case checkpoint.PhaseCatchUp, checkpoint.PhaseBinlog:
+			counts["streaming"]++
+		}
+	}
+	co.mu.Lock()
+	counts["skipped"] = int64(len(co.skipped))
+	co.mu.Unlock()
+	for state, n := range counts {
+		co.m.tables.Set(n, state)
+	}
+}

@@ -1,0 +1,79 @@
+package schemameta
+
+import (
+	"testing"
+
+	"github.com/redpanda-data/benthos/v4/public/service"
+)
+
+// BenchmarkAttach measures attaching both values to a message that already
+// has a metadata map: 0 allocs/op.
+func BenchmarkAttach(b *testing.B) {
+	m := mustNew(b, props(b, allTypesDDL), nil)
+	msg := service.NewMessage(nil)
+	m.Attach(msg)
+	b.ReportAllocs()
+	for b.Loop() {
+		m.Attach(msg)
+	}
+}
+
+// BenchmarkTemplateCopy is the per-row path of a message built from a
+// template that carries the schema: the schema adds nothing to a copy.
+func BenchmarkTemplateCopy(b *testing.B) {
+	for _, withSchema := range []bool{false, true} {
+		name := "without_schema"
+		if withSchema {
+			name = "with_schema"
+		}
+		b.Run(name, func(b *testing.B) {
+			m := mustNew(b, props(b, allTypesDDL), nil)
+			tmpl := service.NewMessage(nil)
+			tmpl.MetaSetMut("operation", "read")
+			tmpl.MetaSetMut("database_schema", "db")
+			tmpl.MetaSetMut("table", "all_types")
+			if withSchema {
+				m.Attach(tmpl)
+			}
+			body := []byte(`{"id":1}`)
+			b.ReportAllocs()
+			for b.Loop() {
+				msg := tmpl.Copy()
+				msg.SetBytes(body)
+			}
+		})
+	}
+}
+
+// BenchmarkBinlogRowPath is the binlog per-row path: a copy of a template
+// holding every binlog key, then three positional keys written, which
+// clones the template's metadata map. The two schema entries make that map
+// two entries larger; this shows what that costs.
+func BenchmarkBinlogRowPath(b *testing.B) {
+	for _, withSchema := range []bool{false, true} {
+		name := "without_schema"
+		if withSchema {
+			name = "with_schema"
+		}
+		b.Run(name, func(b *testing.B) {
+			m := mustNew(b, props(b, allTypesDDL), nil)
+			tmpl := service.NewMessage(nil)
+			for _, k := range []string{"operation", "database_schema", "table", "tso", "lsn", "commit_ts_ms", "source_ts_ms", "transaction_id"} {
+				tmpl.MetaSetMut(k, int64(0))
+			}
+			if withSchema {
+				m.Attach(tmpl)
+			}
+			body := []byte(`{"id":1}`)
+			var tso, lsn any = int64(1), int64(2)
+			b.ReportAllocs()
+			for b.Loop() {
+				msg := tmpl.Copy()
+				msg.SetBytes(body)
+				msg.MetaSetMut("tso", tso)
+				msg.MetaSetMut("lsn", lsn)
+				msg.MetaSetMut("commit_ts_ms", tso)
+			}
+		})
+	}
+}

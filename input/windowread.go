@@ -1,0 +1,170 @@
+package input
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/redpanda-data/benthos/v4/public/service"
+
+	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
+	"github.com/rpconnect-doris/rpconnect-doris/input/doris"
+	"github.com/rpconnect-doris/rpconnect-doris/input/rowjson"
+)
+
+// readWindow reads window w of tables, one @incr query per table, each on
+// its own Flight session, and emits their rows merged in (TSO, table, LSN,
+// OP) order, skipping those up to skip (delivered before a restart). Each
+// batch's position is what place makes of its last row. A table found
+// dropped is returned, its rows so far delivered; any other failure of one
+// table retries that table's query, never the others and never skipping.
+func (co *coordinator) readWindow(ctx context.Context, tables []*tableInfo, w window, skip *checkpoint.Pos,
+	place func(*checkpoint.State, checkpoint.Pos)) (dropped []string, err error) {
+	co.log.Debugf("Reading binlog window [%s, %s) of %d table(s)", w.start, w.end, len(tables))
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	srcs := make([]*windowSource, len(tables))
+	for i, t := range tables {
+		srcs[i] = co.newWindowSource(t, w, skip)
+		go srcs[i].run(rctx)
+	}
+	defer func() {
+		cancel()
+		for _, s := range srcs {
+			s.wait()
+		}
+	}()
+	emit := func(msgs []*service.Message, last checkpoint.Pos, counts map[string]*[4]int64) error {
+		if err := co.em.emit(ctx, msgs, func(st *checkpoint.State) { place(st, last) }); err != nil {
+			return err
+		}
+		for key, ops := range counts {
+			for op, n := range ops {
+				if n > 0 {
+					co.m.rows.Incr(n, key, checkpoint.PhaseBinlog, opNames[op])
+				}
+			}
+		}
+		return nil
+	}
+	if err := mergeSources(ctx, srcs, co.r.maxRows, emit); err != nil {
+		return nil, err
+	}
+	for _, s := range srcs {
+		if s.dropped {
+			dropped = append(dropped, s.t.name.key)
+		}
+	}
+	return dropped, nil
+}
+
+// windowSource is one table's part of a window: its @incr rows, converted
+// in order, retried from the last row handed on after a failure.
+type windowSource struct {
+	co   *coordinator
+	t    *tableInfo
+	w    window
+	skip *checkpoint.Pos // the last row handed on (or delivered before)
+
+	out     chan convResult // closed at the end; err then set
+	done    chan struct{}
+	err     error
+	dropped bool
+}
+
+func (co *coordinator) newWindowSource(t *tableInfo, w window, skip *checkpoint.Pos) *windowSource {
+	return &windowSource{co: co, t: t, w: w, skip: skip, out: make(chan convResult, 1), done: make(chan struct{})}
+}
+
+func (s *windowSource) wait() { <-s.done }
+
+// run reads the table's part until it is complete, the table turns out
+// dropped, or a failure no retry can fix.
+func (s *windowSource) run(ctx context.Context) {
+	defer close(s.done)
+	defer close(s.out)
+	rt := newWindowRetry(s.co.conf, s.co.log, s.t.name.key, s.w)
+	for {
+		err := s.read(ctx)
+		if err == nil {
+			rt.recovered()
+			return
+		}
+		if ctx.Err() != nil {
+			s.err = context.Cause(ctx)
+			return
+		}
+		if gone, cerr := s.gone(ctx); cerr == nil && gone {
+			s.dropped = true
+			return
+		}
+		wait, ferr := rt.classify(err)
+		if ferr != nil {
+			s.err = ferr
+			return
+		}
+		if err := waitFor(ctx, wait); err != nil {
+			s.err = err
+			return
+		}
+	}
+}
+
+// gone tells whether a failure came from the table having been dropped.
+func (s *windowSource) gone(ctx context.Context) (bool, error) {
+	exists, err := s.co.c.rest.TableExists(ctx, s.t.name.db, s.t.name.table)
+	return !exists, err
+}
+
+// read runs the query once and hands on every converted batch. Conversion
+// runs on several cores; waiting for the oldest batch once the queue is
+// full is the back-pressure that keeps a window's memory bounded.
+func (s *windowSource) read(ctx context.Context) (err error) {
+	fc, err := s.co.c.session(ctx)
+	if err != nil {
+		return err
+	}
+	defer func() { s.co.c.release(fc, err == nil) }()
+	qctx, cancel := context.WithTimeout(ctx, s.co.conf.QueryTimeout)
+	defer cancel()
+	name := s.t.name
+	opts := rowjson.Options{Binlog: true, DatetimePrecision: s.t.datetimePrecision()}
+	pool := newConvPool(func() *rowConverter { return newRowConverter(name, opts) }, s.w, s.skip)
+	defer pool.close()
+	var queue []*convJob
+	handOn := func() error {
+		res := <-queue[0].res
+		queue = queue[1:]
+		if res.err != nil {
+			return res.err
+		}
+		if len(res.msgs) == 0 {
+			return nil
+		}
+		select {
+		case s.out <- res:
+			last := res.pos[len(res.pos)-1]
+			s.skip = &last
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	sql := doris.IncrSQL(name.db, name.table, s.co.conf.ReadFields, s.w.start, s.w.end, s.co.conf.IncrementType)
+	err = fc.Query(qctx, sql, func(rec arrow.RecordBatch) error {
+		queue = append(queue, pool.submit(rec))
+		for len(queue) >= cap(pool.jobs) {
+			if err := handOn(); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	for err == nil && len(queue) > 0 {
+		err = handOn()
+	}
+	if err != nil {
+		return fmt.Errorf("binlog window [%s, %s) of %s: %w", s.w.start, s.w.end, name.key, err)
+	}
+	return nil
+}
