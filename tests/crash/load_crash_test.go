@@ -227,8 +227,9 @@ func waitLoadStreaming(t *testing.T, r *run, cacheDir string) string {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {
-		if st := storedState(cacheDir, lcDB, "src"); st != nil && st.Phase == checkpoint.PhaseBinlog && st.WindowStart != "" {
-			return st.WindowStart
+		st := storedState(cacheDir, lcDB, "src")
+		if st != nil && st.Tables[lcDB+".src"] != nil && st.Tables[lcDB+".src"].Phase == checkpoint.PhaseBinlog && st.Stream != nil && st.Stream.Start != "" {
+			return st.Stream.Start
 		}
 		if r.exited() {
 			t.Fatalf("run %d exited: %v", r.no, r.waitErr)
