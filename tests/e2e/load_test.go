@@ -137,26 +137,16 @@ func TestLoadGroupCommit(t *testing.T) {
 	waitState(t, srv, "shop", "async", rows(row("2", "b", "2", "2.00")), 20*time.Second)
 }
 
-// binlogToLoad runs doris_binlog over each source table into doris_load.
+// binlogToLoad runs one doris_binlog over the source tables into doris_load.
 func binlogToLoad(t *testing.T, srv *dorissim.Server, tables []string, outputExtra ...string) *loadStream {
 	t.Helper()
-	var in strings.Builder
-	in.WriteString("broker:\n  inputs:\n")
-	for _, tbl := range tables {
-		y := harness.InputYAML(srv, tbl, "scan_mode: initial", "batch_size: 50")
-		for _, line := range strings.Split(strings.TrimRight(y, "\n"), "\n") {
-			in.WriteString("    " + line + "\n")
-		}
-		in.WriteString("")
-	}
-	input := strings.Replace(in.String(), "    doris_binlog:", "    - doris_binlog:", -1)
-	input = strings.ReplaceAll(input, "\n      ", "\n        ")
+	input := harness.SelectYAML(srv, "tables: ["+strings.Join(tables, ", ")+"]", "scan_mode: initial", "batch_size: 50")
 	return startLoadStream(t, input, harness.MemoryCache, loadOutputYAML(srv, outputExtra...), harness.MetaBridge)
 }
 
-// TestLoadReplicatesTwoTablesThroughBinlog: doris_binlog over two tables into
-// one doris_load that routes by table: both replicas equal their sources,
-// deletes included.
+// TestLoadReplicatesTwoTablesThroughBinlog: one doris_binlog over two tables
+// (its batches mix them) into one doris_load that routes by table: both
+// replicas equal their sources, deletes included.
 func TestLoadReplicatesTwoTablesThroughBinlog(t *testing.T) {
 	srv := harness.StartSim(t, dorissim.Config{})
 	for _, tbl := range []string{"orders", "items"} {

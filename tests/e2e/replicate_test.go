@@ -15,15 +15,22 @@ import (
 )
 
 // TestDorisToDorisConfig runs config/doris_to_doris.yaml with the built
-// binary: a snapshot and a live workload on demo.orders must end up, through
-// doris_load with delete signs and a sequence column, as the same rows in
-// demo_replica.orders.
+// binary: a snapshot and a live workload on the tables of demo must end up,
+// through doris_load with delete signs and a sequence column, as the same
+// rows in the tables of demo_replica.
 func TestDorisToDorisConfig(t *testing.T) {
 	srv := harness.StartSim(t, dorissim.Config{})
 	harness.CreateTable(t, srv, "demo", "orders", harness.TableOpts{})
-	harness.Exec(t, srv, "CREATE DATABASE demo_replica",
-		"CREATE TABLE demo_replica.orders (`id` BIGINT NOT NULL, `name` VARCHAR(64), `qty` INT, `amount` DECIMAL(10, 2), `_src_tso` BIGINT) "+
+	harness.CreateTable(t, srv, "demo", "items", harness.TableOpts{})
+	harness.Exec(t, srv, "CREATE DATABASE demo_replica")
+	for _, tbl := range []string{"orders", "items"} {
+		harness.Exec(t, srv, "CREATE TABLE demo_replica."+tbl+" (`id` BIGINT NOT NULL, `name` VARCHAR(64), `qty` INT, `amount` DECIMAL(10, 2), `_src_tso` BIGINT) "+
 			"UNIQUE KEY(`id`) DISTRIBUTED BY HASH(`id`) BUCKETS 4 PROPERTIES (\"replication_num\" = \"1\", \"function_column.sequence_col\" = \"_src_tso\")")
+	}
+	wi := harness.NewWorkload(srv, "demo", "items", 12)
+	if err := wi.Insert(ctxTimeout(t, 30*time.Second), 50); err != nil {
+		t.Fatal(err)
+	}
 	w := harness.NewWorkload(srv, "demo", "orders", 11)
 	if err := w.Insert(ctxTimeout(t, 30*time.Second), 200); err != nil {
 		t.Fatal(err)
@@ -34,7 +41,7 @@ func TestDorisToDorisConfig(t *testing.T) {
 	cmd := exec.CommandContext(ctx, rpconnect(t), "run", "-r", "resources/offsets_memory_cache.yaml", "config/doris_to_doris.yaml")
 	cmd.Dir = harness.ModuleRoot()
 	cmd.Env = append(os.Environ(), "DORIS_FENODES="+srv.HTTPAddr(), "DORIS_TARGET_FE="+srv.HTTPAddr(),
-		"DORIS_SOURCE_TABLE=demo.orders", "DORIS_TARGET_DB=demo_replica")
+		"DORIS_SOURCE_DB=demo", "DORIS_TARGET_DB=demo_replica")
 	var logs bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &logs, &logs
 	if err := cmd.Start(); err != nil {
@@ -49,17 +56,22 @@ func TestDorisToDorisConfig(t *testing.T) {
 	}()
 
 	runWorkload(t, w, 60)
-	want := harness.TableState(t, srv, "demo", "orders", "id", cols...)
-	deadline := time.Now().Add(60 * time.Second)
-	var diff string
-	for time.Now().Before(deadline) {
-		got := harness.TableState(t, srv, "demo_replica", "orders", "id", cols...)
-		if diff = harness.Diff(want, got); diff == "" {
-			return
+	runWorkload(t, wi, 20)
+	for _, tbl := range []string{"orders", "items"} {
+		want := harness.TableState(t, srv, "demo", tbl, "id", cols...)
+		deadline := time.Now().Add(60 * time.Second)
+		var diff string
+		for time.Now().Before(deadline) {
+			got := harness.TableState(t, srv, "demo_replica", tbl, "id", cols...)
+			if diff = harness.Diff(want, got); diff == "" {
+				break
+			}
+			time.Sleep(300 * time.Millisecond)
 		}
-		time.Sleep(300 * time.Millisecond)
+		if diff != "" {
+			t.Fatalf("replica of %s differs from the source after 60s:\n%s", tbl, diff)
+		}
 	}
-	t.Fatalf("replica differs from the source after 60s:\n%s", diff)
 }
 
 // TestFileToDorisConfig runs config/file_to_doris.yaml: JSON lines update
