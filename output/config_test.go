@@ -4,7 +4,11 @@ import (
 	"strings"
 	"testing"
 
+	_ "github.com/redpanda-data/benthos/v4/public/components/io"
+	_ "github.com/redpanda-data/benthos/v4/public/components/pure"
 	"github.com/redpanda-data/benthos/v4/public/service"
+
+	_ "github.com/rpconnect-doris/rpconnect-doris/input"
 )
 
 func parseTestConfig(t *testing.T, extra string) (*config, error) {
@@ -75,5 +79,15 @@ func TestLintRules(t *testing.T) {
 	b := service.NewStreamBuilder()
 	if err := b.AddOutputYAML("doris_load:\n  fenodes: 127.0.0.1:8030\n  username: root\n  table_identifier: db.t\n  cdc: \"false\"\n  batching:\n    period: 1s\n"); err != nil {
 		t.Fatalf("period with cdc false: %v", err)
+	}
+}
+
+// TestSpecExamplesLint: the examples in the docs are valid configs.
+func TestSpecExamplesLint(t *testing.T) {
+	for name, yaml := range map[string]string{"replicate": exampleReplicate, "files": exampleFiles} {
+		b := service.NewStreamBuilder()
+		if err := b.SetYAML(yaml); err != nil {
+			t.Errorf("example %s: %v", name, err)
+		}
 	}
 }

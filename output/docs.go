@@ -45,7 +45,7 @@ const exampleReplicate = `
 input:
   doris_binlog:
     fenodes: 127.0.0.1:8030
-    table_identifier: shop.orders
+    include: [ 'shop\..*' ]
     username: root
     scan_mode: initial
     checkpoint_cache: offsets
