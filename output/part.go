@@ -58,7 +58,8 @@ func (o *dorisLoad) split(batch service.MessageBatch) ([]*part, error) {
 	byTarget := map[string]*part{}
 	var parts []*part
 	for i, m := range batch {
-		target, err := batch.TryInterpolatedString(i, o.conf.target)
+		// Per message: the batch form converts the whole batch on every call.
+		target, err := o.conf.target.TryString(m)
 		if err != nil {
 			return nil, fmt.Errorf("field %s of message %d: %w", fieldTableIdentifier, i, err)
 		}
