@@ -261,3 +261,38 @@ func TestFailsOverToTheNextFE(t *testing.T) {
 		t.Fatal("the load did not reach the live FE")
 	}
 }
+
+// TestTwoPhaseCommitFinishesALeftoverPrecommit: a run that died between
+// pre-commit and commit leaves its label PRECOMMITTED; the replay of the
+// same rows derives the same label and commits that transaction instead of
+// loading again.
+func TestTwoPhaseCommitFinishesALeftoverPrecommit(t *testing.T) {
+	f := newFakeDoris(t)
+	f.models["db.t"] = keysUnique
+	batch := service.MessageBatch{change(`{"id":1}`, "s", "t", opInsert, 42, 1), change(`{"id":2}`, "s", "t", opInsert, 42, 2)}
+	dead := newTestOutput(t, f, "table_identifier: db.t\ntwo_phase_commit: true\n")
+	parts, err := dead.split(batch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts[0].model = keysUnique
+	if err := dead.encode(batch, parts[0]); err != nil {
+		t.Fatal(err)
+	}
+	dead.assignLabel(parts[0])
+	if _, err := dead.loadPart(testCtx(t), parts[0]); err != nil { // pre-commit, then "crash"
+		t.Fatal(err)
+	}
+	if rows := f.visibleRows("db.t"); len(rows) != 0 {
+		t.Fatalf("pre-committed rows are visible: %q", rows)
+	}
+	if err := newTestOutput(t, f, "table_identifier: db.t\ntwo_phase_commit: true\n").WriteBatch(testCtx(t), batch); err != nil {
+		t.Fatal(err)
+	}
+	if rows := f.visibleRows("db.t"); len(rows) != 2 {
+		t.Fatalf("after the replay %d rows are visible, want 2", len(rows))
+	}
+	if n := len(f.beLoads()); n != 2 || !strings.HasPrefix(f.commits[len(f.commits)-1], "commit rpconnect_doris_") {
+		t.Fatalf("%d loads, 2PC calls %q: want the replay to commit the leftover by label", n, f.commits)
+	}
+}
