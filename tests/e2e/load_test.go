@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -213,4 +214,24 @@ func TestLoadSequenceColumn(t *testing.T) {
 		}
 	}
 	waitState(t, srv, "shop_replica", "orders", rows(row("1", "new", "3", "3.00"), row("3", "snap", "5", "5.00")), 10*time.Second)
+}
+
+// TestLoadTransportFaults: a 500, a load whose answer is lost after it
+// committed, and a "Publish Timeout" neither fail the batches nor load any
+// row twice into a DUPLICATE KEY table.
+func TestLoadTransportFaults(t *testing.T) {
+	srv := harness.StartSim(t, dorissim.Config{})
+	harness.CreateTable(t, srv, "log", "events", harness.TableOpts{Duplicate: true, NoBinlog: true})
+	ls := startLoadStream(t, "", "", loadOutputYAML(srv, "table_identifier: log.events", "request_retries: 3"))
+	srv.SetFaults(dorissim.Faults{StreamLoadHTTPErrors: 1, StreamLoadLostAnswers: 1, StreamLoadPublishTimeouts: 1})
+	for i := range 3 {
+		id := int64(i + 1)
+		body := fmt.Sprintf(`{"id":%d,"name":"e%d","qty":1,"amount":"1.00"}`, id, id)
+		if err := ls.write(t, changeMsg(body, "src", "events", "insert", 1000+id, 1)); err != nil {
+			t.Fatalf("batch %d: %v", i, err)
+		}
+	}
+	if n := countRows(t, srv, "log", "events"); n != 3 {
+		t.Fatalf("%d rows after three one-row batches through faults, want 3", n)
+	}
 }
