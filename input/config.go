@@ -115,22 +115,12 @@ func reqString(pc *service.ParsedConfig, field string) (string, error) {
 }
 
 func parseConnection(pc *service.ParsedConfig, c *Config) error {
-	nodes, err := reqString(pc, fieldFENodes)
+	conn, err := doris.ParseConnection(pc)
 	if err != nil {
 		return err
 	}
-	if c.FENodes, err = doris.ParseFENodes(nodes); err != nil {
-		return fieldErr(fieldFENodes, err)
-	}
-	if c.Username, err = reqString(pc, fieldUsername); err != nil {
-		return err
-	}
-	if c.Username == "" {
-		return fieldErrf(fieldUsername, "must not be empty")
-	}
-	if c.Password, err = pc.FieldString(fieldPassword); err != nil {
-		return fieldErrf(fieldPassword, "must be a string")
-	}
+	c.FENodes, c.Username, c.Password = conn.FENodes, conn.Username, conn.Password
+	c.TLS, c.TLSEnabled = conn.TLS, conn.TLSEnabled
 	if c.JDBCURL, err = optString(pc, fieldJDBCURL); err != nil {
 		return err
 	}
@@ -138,9 +128,6 @@ func parseConnection(pc *service.ParsedConfig, c *Config) error {
 		if _, err := doris.ParseJDBCURL(c.JDBCURL); err != nil {
 			return fieldErr(fieldJDBCURL, err)
 		}
-	}
-	if c.TLS, c.TLSEnabled, err = pc.FieldTLSToggled(fieldTLS); err != nil {
-		return fieldErr(fieldTLS, err)
 	}
 	return nil
 }

@@ -5,19 +5,21 @@ import (
 	"strings"
 
 	"github.com/redpanda-data/benthos/v4/public/service"
+
+	"github.com/rpconnect-doris/rpconnect-doris/input/doris"
 )
 
 // Config field names: the Doris connector option minus its `source.`/`doris.`
 // prefix, with `.` and `-` turned into `_`.
 const (
-	fieldFENodes                   = "fenodes"
+	fieldFENodes                   = doris.FieldFENodes
 	fieldTableIdentifier           = "table_identifier"
 	fieldTables                    = "tables"
 	fieldInclude                   = "include"
 	fieldExclude                   = "exclude"
 	fieldDiscoveryInterval         = "table_discovery_interval"
-	fieldUsername                  = "username"
-	fieldPassword                  = "password"
+	fieldUsername                  = doris.FieldUsername
+	fieldPassword                  = doris.FieldPassword
 	fieldJDBCURL                   = "jdbc_url"
 	fieldScanMode                  = "scan_mode"
 	fieldScanTimestamp             = "scan_timestamp"
@@ -41,7 +43,7 @@ const (
 	fieldConnectTimeout            = "request_connect_timeout"
 	fieldReadTimeout               = "request_read_timeout"
 	fieldDebugMetadata             = "debug_metadata"
-	fieldTLS                       = "tls"
+	fieldTLS                       = doris.FieldTLS
 	fieldCheckpointCache           = "checkpoint_cache"
 	fieldCheckpointKey             = "checkpoint_cache_key"
 	fieldCheckpointLimit           = "checkpoint_limit"
@@ -78,22 +80,15 @@ func Spec() *service.ConfigSpec {
 
 func connectionFields() []*service.ConfigField {
 	return []*service.ConfigField{
-		service.NewStringField(fieldFENodes).
-			Description("Comma-separated Doris FE HTTP addresses, `host:http_port`. They are tried in order.").
-			Example("127.0.0.1:8030").Example("fe1:8030,fe2:8030").
-			LintRule(fenodesLint),
-		service.NewStringField(fieldUsername).
-			Description("The Doris user."),
-		service.NewStringField(fieldPassword).
-			Description("The Doris user's password.").
-			Secret().Default(""),
+		doris.FENodesField(),
+		doris.UsernameField(),
+		doris.PasswordField(),
 		service.NewStringField(fieldJDBCURL).
 			Description("MySQL-protocol address of a Doris FE, `jdbc:mysql://host:port[/db][?k=v]`. Only used to publish to `binlog_offset_table`; the value is never repeated in error messages because it may hold credentials.").
 			Example("jdbc:mysql://127.0.0.1:9030").
 			Optional().
 			LintRule(jdbcLint),
-		service.NewTLSToggledField(fieldTLS).
-			Description("TLS for every connection to Doris: FE HTTP, Arrow Flight SQL and the MySQL protocol."),
+		doris.TLSField("TLS for every connection to Doris: FE HTTP, Arrow Flight SQL and the MySQL protocol."),
 	}
 }
 
@@ -322,12 +317,6 @@ func dbTableLint(field string) string {
 	return `root = if !this.string().re_match("` + dbTableRe + `") { [ ` +
 		strconv.Quote(field+" must be db.table; got %q") + `.format(this.string()) ] }`
 }
-
-const fenodesLint = `root = this.string().split(",").map_each(n -> if !n.trim().re_match("^(\\[[0-9A-Fa-f:.]+\\]|[^:\\s\\[\\]/]+):[0-9]{1,5}$") {
-  "fenodes entry %q must be host:http_port".format(n.trim())
-} else if n.trim().re_replace_all("^.*:", "").number() < 1 || n.trim().re_replace_all("^.*:", "").number() > 65535 {
-  "fenodes entry %q has a port outside 1..65535".format(n.trim())
-} else { "" })`
 
 // jdbcLint never echoes the URL: its query string may carry a password.
 // jdbcLint mirrors doris.ParseJDBCURL, the one rule for jdbc_url (a test

@@ -1,6 +1,6 @@
 // Command rpconnect-doris is a Redpanda Connect (Benthos v4) distribution made
 // of the benthos pure and io components plus the doris_binlog input, the
-// doris cache and the prometheus metrics exporter.
+// doris_load output, the doris cache and the prometheus metrics exporter.
 //
 // Benthos makes `prometheus` the default metrics type whenever an exporter of
 // that name is registered, so a config without a `metrics` section is served
@@ -17,6 +17,7 @@ import (
 	_ "github.com/rpconnect-doris/rpconnect-doris/cache"
 	_ "github.com/rpconnect-doris/rpconnect-doris/input"
 	_ "github.com/rpconnect-doris/rpconnect-doris/metrics/prometheus"
+	_ "github.com/rpconnect-doris/rpconnect-doris/output"
 )
 
 // Set at build time with -ldflags "-X main.version=... -X main.dateBuilt=...".

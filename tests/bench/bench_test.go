@@ -41,6 +41,7 @@ func applyScale(t *testing.T) {
 // results gathers the measurements of one run.
 type results struct {
 	snap, narrow5, narrow1, backlog procResult
+	load                            procResult // Doris -> Doris through doris_load
 	snapBytes                       int64
 	mysql, raw, rawIncr             pathResult
 	backlogEvents                   int64
@@ -91,6 +92,10 @@ func TestBench(t *testing.T) {
 	measure(t, "doris_binlog snapshot 1M narrow", func() error {
 		r.narrow1 = runRPConnect(t, ctx, snapshotConfig(s, "narrow1m"), nil, nil)
 		return nil
+	})
+	measure(t, "doris_load copy 1M mixed", func() error {
+		r.load, err = runLoad(t, ctx, s)
+		return err
 	})
 	measure(t, "binlog backlog", func() error {
 		r.backlogEvents, r.rawIncr, r.backlog, err = runBacklog(t, ctx, s, scanFrom)
@@ -243,6 +248,8 @@ func (r *results) rows() []row {
 			r.simSnapCPU.Seconds()/(float64(snapshotRows)/1e6), r.simMySQLCPU.Seconds()/(float64(r.mysql.rows)/1e6), r.simRawCPU.Seconds()/(float64(r.raw.rows)/1e6))),
 		info("g. CPU per 1M events, snapshot (user+sys)", fmt.Sprintf("%.2f s", cpuPerM(r.snap, snapshotRows))),
 		info("g. CPU per 1M events, backlog (user+sys)", fmt.Sprintf("%.2f s", cpuPerM(r.backlog, r.backlogEvents))),
+		info(fmt.Sprintf("i. Doris -> Doris through doris_load, %s mixed rows", count(snapshotRows)), fmt.Sprintf("%s, client CPU %.2f s per 1M rows (%.2f s)",
+			fmtRate(perSec(snapshotRows, r.load.wall.Seconds()), "rows/s"), cpuPerM(r.load, snapshotRows), r.load.wall.Seconds())),
 	}, r.partitions.rows()...)
 }
 

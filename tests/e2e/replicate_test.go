@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
@@ -14,12 +15,22 @@ import (
 )
 
 // TestDorisToDorisConfig runs config/doris_to_doris.yaml with the built
-// binary: a snapshot and a live workload on demo.orders must end up, through
-// Stream Load with delete signs, as the same rows in demo.orders_replica.
+// binary: a snapshot and a live workload on the tables of demo must end up,
+// through doris_load with delete signs and a sequence column, as the same
+// rows in the tables of demo_replica.
 func TestDorisToDorisConfig(t *testing.T) {
 	srv := harness.StartSim(t, dorissim.Config{})
 	harness.CreateTable(t, srv, "demo", "orders", harness.TableOpts{})
-	harness.CreateTable(t, srv, "demo", "orders_replica", harness.TableOpts{NoBinlog: true})
+	harness.CreateTable(t, srv, "demo", "items", harness.TableOpts{})
+	harness.Exec(t, srv, "CREATE DATABASE demo_replica")
+	for _, tbl := range []string{"orders", "items"} {
+		harness.Exec(t, srv, "CREATE TABLE demo_replica."+tbl+" (`id` BIGINT NOT NULL, `name` VARCHAR(64), `qty` INT, `amount` DECIMAL(10, 2), `_src_tso` BIGINT) "+
+			"UNIQUE KEY(`id`) DISTRIBUTED BY HASH(`id`) BUCKETS 4 PROPERTIES (\"replication_num\" = \"1\", \"function_column.sequence_col\" = \"_src_tso\")")
+	}
+	wi := harness.NewWorkload(srv, "demo", "items", 12)
+	if err := wi.Insert(ctxTimeout(t, 30*time.Second), 50); err != nil {
+		t.Fatal(err)
+	}
 	w := harness.NewWorkload(srv, "demo", "orders", 11)
 	if err := w.Insert(ctxTimeout(t, 30*time.Second), 200); err != nil {
 		t.Fatal(err)
@@ -30,7 +41,7 @@ func TestDorisToDorisConfig(t *testing.T) {
 	cmd := exec.CommandContext(ctx, rpconnect(t), "run", "-r", "resources/offsets_memory_cache.yaml", "config/doris_to_doris.yaml")
 	cmd.Dir = harness.ModuleRoot()
 	cmd.Env = append(os.Environ(), "DORIS_FENODES="+srv.HTTPAddr(), "DORIS_TARGET_FE="+srv.HTTPAddr(),
-		"DORIS_SOURCE_TABLE=demo.orders", "DORIS_TARGET_TABLE=orders_replica")
+		"DORIS_SOURCE_DB=demo", "DORIS_TARGET_DB=demo_replica")
 	var logs bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &logs, &logs
 	if err := cmd.Start(); err != nil {
@@ -45,15 +56,49 @@ func TestDorisToDorisConfig(t *testing.T) {
 	}()
 
 	runWorkload(t, w, 60)
-	want := harness.TableState(t, srv, "demo", "orders", "id", cols...)
-	deadline := time.Now().Add(60 * time.Second)
-	var diff string
-	for time.Now().Before(deadline) {
-		got := harness.TableState(t, srv, "demo", "orders_replica", "id", cols...)
-		if diff = harness.Diff(want, got); diff == "" {
-			return
+	runWorkload(t, wi, 20)
+	for _, tbl := range []string{"orders", "items"} {
+		want := harness.TableState(t, srv, "demo", tbl, "id", cols...)
+		deadline := time.Now().Add(60 * time.Second)
+		var diff string
+		for time.Now().Before(deadline) {
+			got := harness.TableState(t, srv, "demo_replica", tbl, "id", cols...)
+			if diff = harness.Diff(want, got); diff == "" {
+				break
+			}
+			time.Sleep(300 * time.Millisecond)
 		}
-		time.Sleep(300 * time.Millisecond)
+		if diff != "" {
+			t.Fatalf("replica of %s differs from the source after 60s:\n%s", tbl, diff)
+		}
 	}
-	t.Fatalf("replica differs from the source after 60s:\n%s", diff)
+}
+
+// TestFileToDorisConfig runs config/file_to_doris.yaml: JSON lines update
+// only the columns they carry.
+func TestFileToDorisConfig(t *testing.T) {
+	srv := harness.StartSim(t, dorissim.Config{})
+	harness.CreateTable(t, srv, "demo", "orders", harness.TableOpts{NoBinlog: true})
+	harness.Exec(t, srv, "INSERT INTO demo.orders VALUES (1, 'a', 1, 1.00), (2, 'b', 2, 2.00), (3, 'c', 3, 3.00)")
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.jsonl"), []byte("{\"id\": 1, \"qty\": 10}\n{\"id\": 3, \"qty\": 30}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, rpconnect(t), "run", "config/file_to_doris.yaml")
+	cmd.Dir = harness.ModuleRoot()
+	cmd.Env = append(os.Environ(), "DORIS_FENODES="+srv.HTTPAddr(), "DORIS_INPUT_FILES="+filepath.Join(dir, "*.jsonl"))
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("rpconnect-doris: %v\n%s", err, out)
+	}
+	want := map[string]harness.Row{
+		"1": {"id": "1", "name": "a", "qty": "10", "amount": "1.00"},
+		"2": {"id": "2", "name": "b", "qty": "2", "amount": "2.00"},
+		"3": {"id": "3", "name": "c", "qty": "30", "amount": "3.00"},
+	}
+	if diff := harness.Diff(want, harness.TableState(t, srv, "demo", "orders", "id", cols...)); diff != "" {
+		t.Fatalf("after file_to_doris:\n%s\n%s", diff, out)
+	}
 }

@@ -1,0 +1,86 @@
+package output
+
+const specDescription = `
+Each batch is split by target table (` + "`table_identifier`" + `) and sent as one Stream Load per target
+(` + "`PUT /api/{db}/{table}/_stream_load`" + ` on an FE, which redirects the body to a BE). The batch is acked
+only when every load succeeded; otherwise it fails and Benthos delivers it again.
+
+### Change events
+
+Messages from ` + "`doris_binlog`" + ` (or any input that sets ` + "`operation`" + ` metadata) are applied as changes:
+` + "`delete`" + ` becomes a row with ` + "`__DORIS_DELETE_SIGN__ = 1`" + `, ` + "`read`" + `, ` + "`insert`" + `, ` + "`update`" + ` and
+` + "`update_after`" + ` become upserts, and ` + "`update_before`" + ` is dropped. Deletes need a UNIQUE KEY target; the key
+model is read once per table from ` + "`/api/{db}/{table}/_schema`" + `.
+
+### Exactly once
+
+A load is never applied twice when its label repeats: Doris answers "Label Already Exists", which
+doris_load takes as success when the earlier load finished (and waits for it when it is still running).
+Labels repeat on a replay when
+
+- every message of the load carries ` + "`tso`" + `, ` + "`lsn`" + ` and ` + "`operation`" + ` metadata (as ` + "`doris_binlog`" + ` sets them), so the
+  label is derived from the target, the first and last positions and the row count;
+- the batches replayed after a restart are the same as before it: ` + "`doris_binlog`" + ` re-emits the same batches
+  while its ` + "`batch_size`" + `, ` + "`batching`" + ` and table selection are unchanged, and this output's ` + "`batching`" + ` cuts
+  by ` + "`count`" + ` only (a ` + "`period`" + ` is flagged by lint);
+- the replay comes within Doris's label retention (` + "`streaming_label_keep_max_second`" + ` on the FE).
+
+Without positions, a random label is made per load and reused when Benthos retries the same batch in
+the same process; after a restart such rows may load again, which is harmless for UNIQUE KEY targets
+(the same upsert) but duplicates rows in DUPLICATE KEY targets.
+
+A request that fails with a connection error or a 5xx answer is retried on the next FE with the same
+label. Any other failed Stream Load status fails the batch with Doris's message and the label;
+"Publish Timeout" counts as success because the transaction is committed.
+
+Change events must reach the output in commit order: keep ` + "`max_in_flight: 1`" + ` and, when the config has
+pipeline processors, ` + "`pipeline.threads: 1`" + ` (several threads reorder batches). A failed batch of change
+events is retried in place (` + "`retry_in_order`" + `) for the same reason. ` + "`sequence_column`" + ` makes order irrelevant.
+
+With ` + "`two_phase_commit`" + `, all targets of a batch are pre-committed first and committed afterwards, so they
+become visible together; a failure aborts what was pre-committed.
+`
+
+const exampleReplicate = `
+input:
+  doris_binlog:
+    fenodes: 127.0.0.1:8030
+    include: [ 'shop\..*' ]
+    username: root
+    scan_mode: initial
+    checkpoint_cache: offsets
+
+output:
+  doris_load:
+    fenodes: 127.0.0.1:8030
+    username: root
+    table_identifier: shop_replica.${! @table }
+    sequence_column: _src_tso
+    batching:
+      count: 1000
+
+cache_resources:
+  - label: offsets
+    file:
+      directory: ./offsets
+`
+
+const exampleFiles = `
+input:
+  file:
+    paths: [ ./updates/*.jsonl ]
+    scanner:
+      lines: {}
+
+output:
+  doris_load:
+    fenodes: 127.0.0.1:8030
+    username: root
+    table_identifier: shop.orders
+    cdc: "false"
+    columns: id,status,updated_at
+    partial_columns: true
+    batching:
+      count: 5000
+      period: 1s
+`

@@ -1,0 +1,271 @@
+package output
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/redpanda-data/benthos/v4/public/service"
+
+	"github.com/rpconnect-doris/rpconnect-doris/input/doris"
+)
+
+// Change operations, as doris_binlog (and the Redpanda Connect CDC inputs)
+// set them in the `operation` metadata.
+const (
+	opRead         = "read"
+	opInsert       = "insert"
+	opUpdate       = "update"
+	opUpdateBefore = "update_before"
+	opUpdateAfter  = "update_after"
+	opDelete       = "delete"
+)
+
+// Metadata keys read from messages.
+const (
+	metaOperation = "operation"
+	metaTSO       = "tso"
+	metaLSN       = "lsn"
+)
+
+const (
+	deleteSignColumn = "__DORIS_DELETE_SIGN__"
+	keysUnique       = "UNIQUE_KEYS"
+	keysDuplicate    = "DUP_KEYS"
+)
+
+// part is the share of a batch bound for one table: one Stream Load.
+type part struct {
+	target, db, table string
+	msgs              []int // indexes into the batch, in order
+	ops               []string
+	positioned        bool // every message carries tso, lsn and operation
+	first, last       position
+	cdc               bool   // some message is a change event
+	model             string // keysType, looked up only when needed
+	body              []byte
+	rows              int
+	label             string
+	randomLabel       bool
+}
+
+// split groups a batch by target table, keeping message order within each
+// group and groups in order of first appearance.
+func (o *dorisLoad) split(batch service.MessageBatch) ([]*part, error) {
+	byTarget := map[string]*part{}
+	var parts []*part
+	for i, m := range batch {
+		// Per message: the batch form converts the whole batch on every call.
+		target, err := o.conf.target.TryString(m)
+		if err != nil {
+			return nil, fmt.Errorf("field %s of message %d: %w", fieldTableIdentifier, i, err)
+		}
+		p := byTarget[target]
+		if p == nil {
+			db, table, err := doris.ParseTableIdentifier(target)
+			if err != nil {
+				return nil, fmt.Errorf("field %s of message %d: %w", fieldTableIdentifier, i, err)
+			}
+			p = &part{target: target, db: db, table: table, positioned: true}
+			byTarget[target] = p
+			parts = append(parts, p)
+		}
+		op := ""
+		if o.conf.cdc != cdcOff {
+			if v, ok := m.MetaGetMut(metaOperation); ok {
+				op = fmt.Sprint(v)
+			} else if o.conf.cdc == cdcOn {
+				return nil, fmt.Errorf("message %d into %s has no operation metadata and cdc is true", i, target)
+			}
+		}
+		if op != "" {
+			p.cdc = true
+		}
+		pos, ok := messagePosition(m, op)
+		if !ok || o.conf.cdc == cdcOff {
+			p.positioned = false
+		} else {
+			if len(p.msgs) == 0 {
+				p.first = pos
+			}
+			p.last = pos
+		}
+		p.msgs = append(p.msgs, i)
+		p.ops = append(p.ops, op)
+	}
+	return parts, nil
+}
+
+// messagePosition reads tso and lsn; both must be integers.
+func messagePosition(m *service.Message, op string) (position, bool) {
+	tso, ok1 := metaInt(m, metaTSO)
+	lsn, ok2 := metaInt(m, metaLSN)
+	if !ok1 || !ok2 || op == "" {
+		return position{}, false
+	}
+	return position{tso: tso, lsn: lsn, op: op}, true
+}
+
+func metaInt(m *service.Message, key string) (int64, bool) {
+	v, ok := m.MetaGetMut(key)
+	if !ok {
+		return 0, false
+	}
+	switch n := v.(type) {
+	case int64:
+		return n, true
+	case int:
+		return int64(n), true
+	case int32:
+		return int64(n), true
+	case uint64:
+		return int64(n), n <= 1<<63-1
+	case float64:
+		return int64(n), n == float64(int64(n))
+	case json.Number:
+		i, err := n.Int64()
+		return i, err == nil
+	case string:
+		i, err := strconv.ParseInt(n, 10, 64)
+		return i, err == nil
+	}
+	return 0, false
+}
+
+// needsModel reports whether encoding depends on the table's key model.
+func (o *dorisLoad) needsModel(p *part) bool {
+	return p.cdc || o.conf.seqCol != ""
+}
+
+// encode writes the part's Stream Load body.
+func (o *dorisLoad) encode(batch service.MessageBatch, p *part) error {
+	var buf bytes.Buffer
+	p.rows = 0
+	deleteSign := p.cdc && p.model == keysUnique
+	for k, i := range p.msgs {
+		op := p.ops[k]
+		sign := byte('0')
+		switch op {
+		case "", opRead, opInsert, opUpdate, opUpdateAfter:
+		case opUpdateBefore:
+			continue // the update_after image upserts the key
+		case opDelete:
+			if p.model != keysUnique {
+				return fmt.Errorf("message %d deletes from %s, a %s table: Doris deletes by key only in UNIQUE KEY tables; drop deletes before doris_load or load into a UNIQUE KEY table", i, p.target, modelName(p.model))
+			}
+			sign = '1'
+		default:
+			return fmt.Errorf("message %d into %s has unknown operation %q", i, p.target, op)
+		}
+		raw, err := batch[i].AsBytes()
+		if err != nil {
+			return fmt.Errorf("message %d into %s: %w", i, p.target, err)
+		}
+		if o.conf.format == formatCSV {
+			raw = bytes.TrimRight(raw, "\r\n")
+			if bytes.IndexByte(raw, '\n') >= 0 {
+				return fmt.Errorf("message %d into %s holds a line break; format csv takes one row per message", i, p.target)
+			}
+			buf.Write(raw)
+			if deleteSign {
+				buf.WriteString(o.conf.csvSeparator)
+				buf.WriteByte(sign)
+			}
+			buf.WriteByte('\n')
+			p.rows++
+			continue
+		}
+		var seq []byte
+		if o.conf.seqCol != "" {
+			tso, ok := metaInt(batch[i], metaTSO)
+			if !ok && op != opRead {
+				return fmt.Errorf("message %d into %s has no tso metadata for sequence_column %s", i, p.target, o.conf.seqCol)
+			}
+			seq = strconv.AppendInt(nil, tso, 10) // snapshot rows: 0, older than any change
+		}
+		if err := appendJSONRow(&buf, raw, deleteSign, sign, o.conf.seqKey, seq); err != nil {
+			return fmt.Errorf("message %d into %s: %w", i, p.target, err)
+		}
+		p.rows++
+	}
+	p.body = buf.Bytes()
+	return nil
+}
+
+func modelName(keysType string) string {
+	switch keysType {
+	case keysDuplicate:
+		return "DUPLICATE KEY"
+	case "AGG_KEYS":
+		return "AGGREGATE KEY"
+	case "":
+		return "non-UNIQUE KEY"
+	}
+	return keysType
+}
+
+// appendJSONRow writes one JSON object as a line, adding the delete sign and
+// the sequence value by splicing them before the closing brace: re-encoding
+// every row would cost far more than the load.
+func appendJSONRow(buf *bytes.Buffer, raw []byte, withSign bool, sign byte, seqKey, seq []byte) error {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) < 2 || raw[0] != '{' || raw[len(raw)-1] != '}' {
+		return fmt.Errorf("format json needs one JSON object per message; got %s", snippet(raw))
+	}
+	if bytes.IndexByte(raw, '\n') >= 0 || bytes.IndexByte(raw, '\r') >= 0 {
+		var c bytes.Buffer
+		if err := json.Compact(&c, raw); err != nil {
+			return fmt.Errorf("format json: %w", err)
+		}
+		raw = c.Bytes()
+	}
+	if !withSign && seq == nil {
+		buf.Write(raw)
+		buf.WriteByte('\n')
+		return nil
+	}
+	body := raw[:len(raw)-1]
+	empty := len(bytes.TrimSpace(body[1:])) == 0
+	buf.Write(body)
+	if withSign {
+		if !empty {
+			buf.WriteByte(',')
+		}
+		buf.WriteString(`"` + deleteSignColumn + `":`)
+		buf.WriteByte(sign)
+		empty = false
+	}
+	if seq != nil {
+		if !empty {
+			buf.WriteByte(',')
+		}
+		buf.Write(seqKey)
+		buf.WriteByte(':')
+		buf.Write(seq)
+	}
+	buf.WriteString("}\n")
+	return nil
+}
+
+// tableModel returns the target's keysType from GET /api/{db}/{table}/_schema,
+// once per table for the output's life.
+func (o *dorisLoad) tableModel(ctx context.Context, p *part) (string, error) {
+	o.modelsMu.Lock()
+	m, ok := o.models[p.target]
+	o.modelsMu.Unlock()
+	if ok {
+		return m, nil
+	}
+	s, err := o.fe.Schema(ctx, p.db, p.table)
+	if err != nil {
+		return "", fmt.Errorf("key model of %s: %w", p.target, err)
+	}
+	m = strings.ToUpper(s.KeysType)
+	o.modelsMu.Lock()
+	o.models[p.target] = m
+	o.modelsMu.Unlock()
+	return m, nil
+}

@@ -1,0 +1,262 @@
+package output
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/url"
+	"sync"
+	"time"
+
+	"github.com/redpanda-data/benthos/v4/public/service"
+)
+
+const (
+	maxAnswerBytes = 4 << 20
+	maxRedirects   = 3
+	backoffBase    = 200 * time.Millisecond
+	backoffMax     = 5 * time.Second
+)
+
+// transport sends Stream Load requests to the FEs. A load goes to an FE,
+// which answers 307 towards a BE; the body is sent again to the BE with the
+// same credentials (the BE checks them too, like curl --location-trusted).
+// net/http's own redirect handling would drop the Authorization header on a
+// host change, so redirects are followed here, each hop with a fresh reader
+// over the body bytes.
+type transport struct {
+	fes      []string
+	scheme   string
+	user     string
+	password string
+	retries  int
+	hc       *http.Client
+	log      *service.Logger
+
+	backoffBase, backoffMax time.Duration
+
+	mu   sync.Mutex
+	pref int // the FE that last answered
+}
+
+type transportConfig struct {
+	FENodes                     []string
+	Username, Password          string
+	TLS                         *tls.Config
+	Retries                     int
+	ConnectTimeout, ReadTimeout time.Duration
+	Logger                      *service.Logger
+}
+
+func newTransport(c transportConfig) *transport {
+	dialer := &net.Dialer{Timeout: c.ConnectTimeout, KeepAlive: 30 * time.Second}
+	tr := &http.Transport{
+		Proxy:                 http.ProxyFromEnvironment,
+		DialContext:           dialer.DialContext,
+		TLSHandshakeTimeout:   c.ConnectTimeout,
+		ResponseHeaderTimeout: c.ReadTimeout,
+		// Wait for "100 Continue" so that the FE's 307 arrives before the body
+		// is sent to it; only the BE reads the body.
+		ExpectContinueTimeout: 3 * time.Second,
+		MaxIdleConnsPerHost:   8,
+		IdleConnTimeout:       90 * time.Second,
+	}
+	scheme := "http"
+	if c.TLS != nil {
+		tr.TLSClientConfig = c.TLS.Clone()
+		scheme = "https"
+	}
+	return &transport{
+		fes:         c.FENodes,
+		scheme:      scheme,
+		user:        c.Username,
+		password:    c.Password,
+		retries:     c.Retries,
+		log:         c.Logger,
+		backoffBase: backoffBase,
+		backoffMax:  backoffMax,
+		hc: &http.Client{
+			Transport:     tr,
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+		},
+	}
+}
+
+func (t *transport) close() { t.hc.CloseIdleConnections() }
+
+// httpError is a final non-200 answer.
+type httpError struct {
+	url    string
+	status int
+	body   string
+}
+
+func (e *httpError) Error() string {
+	return fmt.Sprintf("%s answered HTTP %d: %s", e.url, e.status, e.body)
+}
+
+// retryable reports whether another attempt (maybe on another FE) can help:
+// connection errors, 5xx, 408 and 429 can; other answers repeat.
+func retryable(err error) bool {
+	var he *httpError
+	if errors.As(err, &he) {
+		return he.status >= 500 || he.status == http.StatusRequestTimeout || he.status == http.StatusTooManyRequests
+	}
+	return !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
+}
+
+// call performs one logical request, trying the FEs in turn with jittered
+// backoff. The same headers, so the same label, go with every attempt.
+func (t *transport) call(ctx context.Context, op, method, path string, h http.Header, body []byte) ([]byte, error) {
+	var last error
+	start := t.start()
+	for i := 0; i < t.retries; i++ {
+		if i > 0 {
+			if err := sleepCtx(ctx, jitter(t.backoffBase, t.backoffMax, i)); err != nil {
+				return nil, fmt.Errorf("%s: %w (last error: %w)", op, err, last)
+			}
+		}
+		fe := t.fes[(start+i)%len(t.fes)]
+		data, err := t.exchange(ctx, fe, method, path, h, body)
+		if err == nil {
+			t.markGood(fe)
+			return data, nil
+		}
+		if ctx.Err() != nil || !retryable(err) {
+			return nil, fmt.Errorf("%s: %w", op, err)
+		}
+		last = err
+		t.log.Debugf("doris_load %s attempt %d/%d on %s failed: %v", op, i+1, t.retries, fe, err)
+	}
+	return nil, fmt.Errorf("%s failed after %d attempts: %w", op, t.retries, last)
+}
+
+// exchange sends the request to fe and follows redirects; it returns the
+// body of the final 200 answer.
+func (t *transport) exchange(ctx context.Context, fe, method, path string, h http.Header, body []byte) ([]byte, error) {
+	target := t.scheme + "://" + fe + path
+	for hop := 0; ; hop++ {
+		req, err := t.request(ctx, method, target, h, body)
+		if err != nil {
+			return nil, err
+		}
+		resp, err := t.hc.Do(req)
+		if err != nil {
+			return nil, err
+		}
+		data, rerr := io.ReadAll(io.LimitReader(resp.Body, maxAnswerBytes+1))
+		resp.Body.Close()
+		switch resp.StatusCode {
+		case http.StatusTemporaryRedirect, http.StatusPermanentRedirect, http.StatusFound, http.StatusSeeOther, http.StatusMovedPermanently:
+			if hop >= maxRedirects {
+				return nil, fmt.Errorf("%s: more than %d redirects", target, maxRedirects)
+			}
+			if target, err = nextHop(req.URL, resp.Header.Get("Location")); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if rerr != nil {
+			return nil, fmt.Errorf("read answer of %s: %w", redact(req.URL), rerr)
+		}
+		if len(data) > maxAnswerBytes {
+			return nil, fmt.Errorf("answer of %s exceeds %d bytes", redact(req.URL), maxAnswerBytes)
+		}
+		if resp.StatusCode != http.StatusOK {
+			return nil, &httpError{url: redact(req.URL), status: resp.StatusCode, body: snippet(data)}
+		}
+		return data, nil
+	}
+}
+
+func (t *transport) request(ctx context.Context, method, target string, h http.Header, body []byte) (*http.Request, error) {
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, target, rd)
+	if err != nil {
+		return nil, err
+	}
+	for k, vs := range h {
+		req.Header[k] = vs
+	}
+	req.SetBasicAuth(t.user, t.password)
+	if body != nil {
+		req.Header.Set("Expect", "100-continue")
+		req.ContentLength = int64(len(body))
+	}
+	return req, nil
+}
+
+// nextHop resolves a redirect's Location. Credentials embedded in the URL
+// are dropped: they would be logged in errors; Basic auth is sent anyway.
+func nextHop(from *url.URL, loc string) (string, error) {
+	if loc == "" {
+		return "", fmt.Errorf("%s redirected without a Location", redact(from))
+	}
+	u, err := from.Parse(loc)
+	if err != nil {
+		return "", fmt.Errorf("%s redirected to an invalid Location: %w", redact(from), err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return "", fmt.Errorf("%s redirected to unsupported scheme %q", redact(from), u.Scheme)
+	}
+	u.User = nil
+	return u.String(), nil
+}
+
+func redact(u *url.URL) string {
+	c := *u
+	c.User = nil
+	c.RawQuery = ""
+	return c.String()
+}
+
+func (t *transport) start() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.pref
+}
+
+func (t *transport) markGood(fe string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for i, f := range t.fes {
+		if f == fe {
+			t.pref = i
+			return
+		}
+	}
+}
+
+// jitter is base doubled per retry, capped, then drawn from [d/2, d] so that
+// many writers do not return to a recovering FE in step.
+func jitter(base, maxD time.Duration, attempt int) time.Duration {
+	d := base
+	for i := 1; i < attempt && d < maxD; i++ {
+		d *= 2
+	}
+	d = min(d, maxD)
+	if d/2 <= 0 {
+		return d
+	}
+	return d/2 + rand.N(d/2+1)
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}

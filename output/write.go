@@ -1,0 +1,89 @@
+package output
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/redpanda-data/benthos/v4/public/service"
+)
+
+const (
+	retryFirstWait = time.Second
+	retryMaxWait   = 30 * time.Second
+)
+
+// permanentError marks a batch that fails the same way on every attempt
+// (a delete into a DUPLICATE KEY table, a message that is not a JSON
+// object): retrying it here would only hide it.
+type permanentError struct{ err error }
+
+func (e *permanentError) Error() string { return e.err.Error() }
+func (e *permanentError) Unwrap() error { return e.err }
+
+// WriteBatch loads each target's share of the batch, then (two_phase_commit)
+// commits them all. What was loaded stays loaded under its label, so a retry
+// skips it. A failed batch of change events is retried here, in place: if it
+// went back to Benthos, later batches would be loaded before it and an
+// older change could overwrite a newer one.
+func (o *dorisLoad) WriteBatch(ctx context.Context, batch service.MessageBatch) error {
+	parts, err := o.split(batch)
+	if err != nil {
+		return err
+	}
+	inOrder := false
+	for _, p := range parts {
+		inOrder = inOrder || (p.cdc && o.conf.retryInOrder)
+	}
+	wait := o.retryFirst
+	for attempt := 1; ; attempt++ {
+		err := o.writeParts(ctx, batch, parts)
+		var perm *permanentError
+		if err == nil || !inOrder || errors.As(err, &perm) || ctx.Err() != nil {
+			return err
+		}
+		o.log.Errorf("doris_load: attempt %d: %v; retrying in %s so that later changes do not overtake this batch", attempt, err, wait)
+		if serr := sleepCtx(ctx, wait); serr != nil {
+			return err
+		}
+		wait = min(2*wait, o.retryMax)
+	}
+}
+
+func (o *dorisLoad) writeParts(ctx context.Context, batch service.MessageBatch, parts []*part) error {
+	var err error
+	for _, p := range parts {
+		if o.needsModel(p) && p.model == "" {
+			if p.model, err = o.tableModel(ctx, p); err != nil {
+				return err
+			}
+		}
+		if err := o.encode(batch, p); err != nil {
+			return &permanentError{err: err}
+		}
+		o.assignLabel(p)
+	}
+	done := make([]*loaded, 0, len(parts))
+	for _, p := range parts {
+		if p.rows == 0 {
+			continue
+		}
+		l, err := o.loadPart(ctx, p)
+		if err != nil {
+			o.keepLabels(parts)
+			return o.abortAll(done, err)
+		}
+		done = append(done, l)
+	}
+	for i, l := range done {
+		if !l.precommitted {
+			continue
+		}
+		if err := o.finishTxn(ctx, l, txnCommit); err != nil {
+			o.keepLabels(parts)
+			// done[i] is in doubt: aborting a committed txn only fails.
+			return o.abortAll(done[i:], err)
+		}
+	}
+	return nil
+}
