@@ -419,6 +419,10 @@ Doris drops binlog records older than the table's ` + "`binlog.ttl_seconds`" + `
 
 The ` + "`memory`" + ` cache is not durable and, by default, expires entries 5 minutes after their last update (` + "`default_ttl`" + `), which silently loses the position of an idle table; set ` + "`compaction_interval: \"\"`" + ` when using it for tests. Use the ` + "`file`" + ` cache for real pipelines. Give every pipeline sharing a cache its own ` + "`checkpoint_cache_key`" + `.
 
+== Connection test
+
+The connection test checks, without reading data, that every FE answers with the configured credentials, that every selected table exists and, with a binlog phase, has a row binlog the mode can read, and that a Flight SQL session opens; each failure names the FE, the table or the Flight SQL server.
+
 == Metadata
 
 Every message carries:
