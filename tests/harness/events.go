@@ -30,6 +30,8 @@ type Event struct {
 	WindowEnd     string         `json:"doris_window_end,omitempty"`
 	Row           map[string]any `json:"row"`
 	Before        map[string]any `json:"before,omitempty"` // with binlog_merge_updates, on operation update
+	Body          string         `json:"-"`                // the message body as delivered
+	Meta          map[string]any `json:"-"`                // every metadata value (immutable ones copied)
 }
 
 // Pos is the event's binlog position, (TSO, LSN, OP).
@@ -52,6 +54,11 @@ func EventFromMessage(m *service.Message) (Event, error) {
 	if err := dec.Decode(&ev.Row); err != nil {
 		return ev, fmt.Errorf("message body is not a JSON object: %w: %s", err, b)
 	}
+	ev.Body, ev.Meta = string(b), map[string]any{}
+	_ = m.MetaWalkMut(func(k string, v any) error {
+		ev.Meta[k] = v
+		return nil
+	})
 	ev.Operation, _ = m.MetaGet("operation")
 	ev.Database, _ = m.MetaGet("database_schema")
 	ev.Table, _ = m.MetaGet("table")
