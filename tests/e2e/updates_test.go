@@ -2,7 +2,9 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
 	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
@@ -119,5 +121,48 @@ func TestBinlogFilterHalfPairs(t *testing.T) {
 	}
 	if len(logs.Lines(slog.LevelWarn, "delivered unmerged")) == 0 {
 		t.Errorf("no warning about the half pairs:\n%s", logs.All())
+	}
+}
+
+// TestMergedUpdatesCheckpointNeverBetweenHalves: with one message per batch
+// and a slow output, every checkpoint written while 20 updates of one
+// transaction are delivered points at an update_after (the merged message),
+// never at an update_before. Without merging the same run does point at
+// update_before rows, which the control run checks.
+func TestMergedUpdatesCheckpointNeverBetweenHalves(t *testing.T) {
+	for _, merge := range []bool{true, false} {
+		srv := harness.StartSim(t, dorissim.Config{})
+		harness.Exec(t, srv, "CREATE DATABASE e2e")
+		harness.CreateTable(t, srv, "e2e", "t", harness.TableOpts{})
+		var rows []string
+		for i := 1; i <= 20; i++ {
+			rows = append(rows, fmt.Sprintf("(%d, 'n', %d, 1.00)", i, i))
+		}
+		harness.Exec(t, srv, "INSERT INTO e2e.t VALUES "+strings.Join(rows, ", "))
+		time.Sleep(1100 * time.Millisecond)
+		col := &harness.Collector{Delay: 30 * time.Millisecond}
+		input := harness.InputYAML(srv, "e2e.t", "scan_mode: from-timestamp", "scan_timestamp: \""+harness.Now(t, srv)+"\"",
+			"batch_size: 1", fmt.Sprintf("binlog_merge_updates: %v", merge))
+		r := harness.RunStream(t, harness.StreamConfig{Input: input, Resources: harness.MemoryCache}, col)
+		harness.Exec(t, srv, "UPDATE e2e.t SET qty = qty + 100")
+		want := 20
+		if !merge {
+			want = 40
+		}
+		ops := map[int64]int{}
+		harness.WaitFor(t, 60*time.Second, "the updates", func() bool {
+			if st := harness.StoredState(t, r, "doris_binlog_e2e_t"); st != nil && st.Stream != nil && st.Stream.Last != nil {
+				ops[int64(st.Stream.Last.Op)]++
+			}
+			return len(col.Events()) >= want
+		})
+		switch {
+		case merge && ops[2] > 0:
+			t.Errorf("merged: %d checkpoints pointed between the halves of an update (%v)", ops[2], ops)
+		case merge && ops[3] == 0:
+			t.Errorf("merged: no checkpoint observed inside the window (%v)", ops)
+		case !merge && ops[2] == 0:
+			t.Errorf("control run without merging never saw a checkpoint at an update_before (%v): the test cannot tell", ops)
+		}
 	}
 }
