@@ -35,14 +35,14 @@ func (co *coordinator) readWindow(ctx context.Context, tables []*tableInfo, w wi
 			s.wait()
 		}
 	}()
-	emit := func(msgs []*service.Message, last checkpoint.Pos, counts map[string]*[4]int64) error {
+	emit := func(msgs []*service.Message, last checkpoint.Pos, counts map[string]*opCounts) error {
 		if err := co.em.emit(ctx, msgs, func(st *checkpoint.State) { place(st, last) }); err != nil {
 			return err
 		}
 		for key, ops := range counts {
 			for op, n := range ops {
 				if n > 0 {
-					co.m.rows.Incr(n, key, checkpoint.PhaseBinlog, opNames[op])
+					co.m.rows.Incr(n, key, checkpoint.PhaseBinlog, countNames[op])
 				}
 			}
 		}

@@ -77,6 +77,12 @@ func TestMergedUpdates(t *testing.T) {
 	if n := m.Counter("doris_binlog_unpaired_updates_total"); n != 0 {
 		t.Errorf("unpaired updates %d, want 0", n)
 	}
+	if n := m.Counter("doris_binlog_rows_total{,root.input,e2e.t,binlog,update}"); n != 1 {
+		t.Errorf("rows_total of merged updates %d, want 1 (counters %v)", n, m.Names())
+	}
+	if n := m.Counter("doris_binlog_rows_total{,root.input,e2e.t,binlog,update_after}"); n != 0 {
+		t.Errorf("rows_total of update_after %d, want 0: the merged update is counted as update", n)
+	}
 }
 
 // Without before-images Doris writes an update as one op 0 row
