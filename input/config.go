@@ -30,6 +30,9 @@ type Config struct {
 	PollInterval, VisibleWaitTimeout time.Duration
 
 	OnExpired                 string // "continue"|"fail"
+	MergeUpdates              bool   // one "update" message per UB/UA pair
+	IgnoreUpdateBefore        bool   // UB rows filtered out in Doris
+	BinlogFilter              string // validated condition for every @incr query
 	OffsetTable               string
 	ConsumerID                string
 	UseFlightSQL              bool
@@ -169,8 +172,24 @@ func parseBinlog(pc *service.ParsedConfig, c *Config) error {
 			return fieldErr(fieldOffsetTable, err)
 		}
 	}
-	c.ConsumerID, err = optString(pc, fieldConsumerID)
-	return err
+	if c.ConsumerID, err = optString(pc, fieldConsumerID); err != nil {
+		return err
+	}
+	if c.MergeUpdates, err = pc.FieldBool(fieldMergeUpdates); err != nil {
+		return fieldErr(fieldMergeUpdates, err)
+	}
+	if c.IgnoreUpdateBefore, err = pc.FieldBool(fieldIgnoreUpdateBefore); err != nil {
+		return fieldErr(fieldIgnoreUpdateBefore, err)
+	}
+	if pc.Contains(fieldBinlogFilter) {
+		if c.BinlogFilter, err = optString(pc, fieldBinlogFilter); err != nil {
+			return err
+		}
+		if err := doris.ValidateFilterExpression(fieldBinlogFilter, c.BinlogFilter); err != nil {
+			return fmt.Errorf("field %w", err)
+		}
+	}
+	return nil
 }
 
 func parseRead(pc *service.ParsedConfig, c *Config) error {
@@ -193,6 +212,11 @@ func parseRead(pc *service.ParsedConfig, c *Config) error {
 	}
 	if c.FilterQuery, err = optString(pc, fieldFilterQuery); err != nil {
 		return err
+	}
+	if pc.Contains(fieldFilterQuery) {
+		if err := doris.ValidateFilterExpression(fieldFilterQuery, c.FilterQuery); err != nil {
+			return fmt.Errorf("field %w", err)
+		}
 	}
 	for _, f := range []struct {
 		name string
@@ -267,6 +291,10 @@ func (c *Config) crossCheck() error {
 		return fieldErrf(fieldScanTimestamp, "scan_timestamp is required when scan_mode is from-timestamp")
 	case incr && c.FilterQuery != "":
 		return fieldErrf(fieldFilterQuery, "incremental scan modes (initial, latest, from-timestamp) do not support filter_query")
+	case !incr && c.BinlogFilter != "":
+		return fieldErrf(fieldBinlogFilter, "binlog_filter is only valid in incremental scan modes (initial, latest, from-timestamp)")
+	case c.MergeUpdates && c.IgnoreUpdateBefore:
+		return fieldErrf(fieldMergeUpdates, "binlog_merge_updates and binlog_ignore_update_before conflict: merging needs the update_before rows")
 	case incr && !c.UseFlightSQL:
 		return fieldErrf(fieldUseFlightSQL, "incremental scan modes require use_flight_sql=true")
 	case (c.OffsetTable != "") != (c.ConsumerID != ""):

@@ -9,16 +9,23 @@ import (
 	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
 )
 
+// opCounts counts a batch's rows per op code, and merged updates
+// (binlog_merge_updates) in the extra last slot.
+type opCounts = [5]int64
+
+// countNames names opCounts' slots as the operation metadata does.
+var countNames = [5]string{opNames[0], opNames[1], opNames[2], opNames[3], operationUpdate}
+
 // emitFunc hands a merged batch on with the position of its last row and
-// the row counts per table and op code.
-type emitFunc func(msgs []*service.Message, last checkpoint.Pos, counts map[string]*[4]int64) error
+// the row counts per table.
+type emitFunc func(msgs []*service.Message, last checkpoint.Pos, counts map[string]*opCounts) error
 
 // mergeSources is a k-way merge of the sources' ordered rows into batches
 // of at most maxRows, in (TSO, table, LSN, OP) order: a transaction that
 // changed several tables comes out as one run of rows. Only each source's
 // current converted batch is held, so memory does not grow with the window.
 func mergeSources(ctx context.Context, srcs []*windowSource, maxRows int, emit emitFunc) error {
-	m := &merger{maxRows: maxRows, emit: emit, counts: map[string]*[4]int64{}}
+	m := &merger{maxRows: maxRows, emit: emit, counts: map[string]*opCounts{}}
 	for _, s := range srcs {
 		if err := m.pull(ctx, &cursor{src: s}); err != nil {
 			return err
@@ -64,7 +71,7 @@ type merger struct {
 	emit    emitFunc
 	buf     []*service.Message
 	last    checkpoint.Pos
-	counts  map[string]*[4]int64
+	counts  map[string]*opCounts
 }
 
 // pull loads c's next batch and puts it back on the heap; a finished
@@ -100,8 +107,15 @@ func (m *merger) add(msg *service.Message, pos checkpoint.Pos) {
 	m.last = pos
 	ops := m.counts[pos.Table]
 	if ops == nil {
-		ops = &[4]int64{}
+		ops = &opCounts{}
 		m.counts[pos.Table] = ops
+	}
+	if pos.Op == opUpdateAfter {
+		// A merged update is a UA message with a before-image.
+		if _, merged := msg.MetaGetMut(metaBefore); merged {
+			ops[len(ops)-1]++
+			return
+		}
 	}
 	ops[pos.Op]++
 }
@@ -114,7 +128,7 @@ func (m *merger) flush() error {
 		return err
 	}
 	m.buf = make([]*service.Message, 0, m.maxRows)
-	m.counts = map[string]*[4]int64{}
+	m.counts = map[string]*opCounts{}
 	return nil
 }
 

@@ -22,6 +22,7 @@ type metrics struct {
 	tables      *service.MetricGauge   // state: streaming, snapshotting, skipped
 
 	droppedPartitions *service.MetricCounter // table
+	unpairedUpdates   *service.MetricCounter // table
 
 	// Physical ms of the end of the last acked window, for the lag gauge.
 	ackedWindowEndMs atomic.Int64
@@ -38,6 +39,7 @@ func newMetrics(m *service.Metrics) *metrics {
 		tables:      m.NewGauge("doris_binlog_tables", "state"),
 
 		droppedPartitions: m.NewCounter("doris_binlog_dropped_partitions_total", "table"),
+		unpairedUpdates:   m.NewCounter("doris_binlog_unpaired_updates_total", "table"),
 	}
 }
 

@@ -29,6 +29,9 @@ const (
 	fieldOffsetTable               = "binlog_offset_table"
 	fieldConsumerID                = "binlog_consumer_id"
 	fieldOnExpired                 = "binlog_on_expired"
+	fieldMergeUpdates              = "binlog_merge_updates"
+	fieldIgnoreUpdateBefore        = "binlog_ignore_update_before"
+	fieldBinlogFilter              = "binlog_filter"
 	fieldUseFlightSQL              = "use_flight_sql"
 	fieldFlightSQLPort             = "flight_sql_port"
 	fieldReadField                 = "read_field"
@@ -159,7 +162,29 @@ func binlogFields() []*service.ConfigField {
 			Description("What to do when the next binlog window starts before the oldest change Doris still retains (`binlog.ttl_seconds`): `continue` logs an error naming the lost period, increments `doris_binlog_expired_gaps_total` and goes on from the first retained change; `fail` stops the input without moving the checkpoint. `min_delta` always fails, because Doris refuses expired reads.").
 			Default("continue").
 			LintRule(enumLint(fieldOnExpired, "continue", "fail")),
+		service.NewBoolField(fieldMergeUpdates).
+			Description("Turn each `update_before`/`update_after` pair into one message with `operation: update`: the body is the after-image and the before-image is the structured metadata `before` (an object, read it with `@before`). The two halves share TSO and LSN and always arrive in the same window, so nothing waits; the merged message's position is the `update_after`'s, so a checkpoint never points between the halves. A half pair (with `binlog_filter`, see there) is delivered unmerged with its own operation, a warning and `doris_binlog_unpaired_updates_total`. Conflicts with `binlog_ignore_update_before`.").
+			Default(false),
+		service.NewBoolField(fieldIgnoreUpdateBefore).
+			Description("Drop `update_before` rows in Doris, before transfer: every `@incr` query gets `WHERE __DORIS_BINLOG_OP__ <> 2`. Updates then arrive as `update_after` alone. Conflicts with `binlog_merge_updates`, which needs both halves.").
+			Default(false),
+		service.NewStringField(fieldBinlogFilter).
+			Description("A boolean SQL condition added to every `@incr` query as `WHERE (<binlog_filter>)`, so Doris filters changes before transfer. It may use the table's columns and the hidden `__DORIS_BINLOG_OP__` (0 insert, 1 delete, 2 update_before, 3 update_after). It must be one condition: no `;`, no comments, no top-level UNION/ORDER BY/LIMIT. " +
+				"Each row of an update is tested on its own: an update whose before-image matches and whose after-image does not (or the reverse) arrives as half a pair, and `binlog_merge_updates` delivers that half unmerged with a warning and `doris_binlog_unpaired_updates_total`. Only valid with a binlog phase; `filter_query` is the snapshot's filter.").
+			Example("amount > 100").
+			Example("region IN ('eu', 'us')").
+			Optional().
+			LintRule(filterExprLint(fieldBinlogFilter)),
 	}
+}
+
+// filterExprLint mirrors doris.ValidateFilterExpression's main rules for
+// lint (a test holds them to the same answers on the common cases): quoted
+// text is removed first, then no ';', no comment and no top-level clause
+// keyword may remain. The constructor runs the full check.
+func filterExprLint(field string) string {
+	return `let bare = this.string().re_replace_all("'(?:[^'\\\\]|\\\\.)*'|\"(?:[^\"\\\\]|\\\\.)*\"|` + "`[^`]*`" + `", "''")
+root = if this.string().trim() == "" { [ "` + field + ` must not be empty" ] } else if $bare.contains(";") { [ "` + field + `: statement separator ';' is not allowed" ] } else if $bare.re_match("--|#|/\\*|\\*/") { [ "` + field + `: comments are not allowed" ] } else if $bare.re_match("(?i)\\b(UNION|INTERSECT|EXCEPT|MINUS|ORDER|GROUP|HAVING|LIMIT|INTO|QUALIFY|WINDOW)\\b") && !$bare.re_match("\\(") { [ "` + field + `: must be one condition, without UNION, ORDER BY, LIMIT or similar" ] }`
 }
 
 func readFields() []*service.ConfigField {
@@ -179,7 +204,8 @@ func readFields() []*service.ConfigField {
 		service.NewStringField(fieldFilterQuery).
 			Description("A SQL condition applied to the snapshot (`WHERE <filter_query>`). Only valid with `scan_mode: snapshot`.").
 			Example("status = 'paid'").
-			Optional(),
+			Optional().
+			LintRule(filterExprLint(fieldFilterQuery)),
 		service.NewIntField(fieldRequestTabletSize).
 			Description("Tablets per snapshot split: each split reads at most this many tablets in one `TABLET(...)` query. " +
 				"A table has one tablet per partition and bucket (30 daily partitions × 16 buckets is 480 tablets), and `_query_plan` " +
@@ -339,6 +365,8 @@ root = [
   if this.scan_timestamp.or("") != "" && $mode != "from-timestamp" { "scan_timestamp is only valid in from-timestamp mode" } else { "" },
   if $mode == "from-timestamp" && this.scan_timestamp.or("") == "" { "scan_timestamp is required when scan_mode is from-timestamp" } else { "" },
   if $incr && this.filter_query.or("") != "" { "incremental scan modes (initial, latest, from-timestamp) do not support filter_query" } else { "" },
+  if this.binlog_filter.or("") != "" && !$incr { "binlog_filter is only valid in incremental scan modes (initial, latest, from-timestamp)" } else { "" },
+  if this.binlog_merge_updates.or(false) && this.binlog_ignore_update_before.or(false) { "binlog_merge_updates and binlog_ignore_update_before conflict: merging needs the update_before rows" } else { "" },
   if $incr && this.use_flight_sql.or(true) == false { "incremental scan modes require use_flight_sql=true" } else { "" },
   if $offset != $consumer { "binlog_offset_table and binlog_consumer_id must be configured together" } else { "" },
   if $offset && !$incr { "binlog_offset_table is only valid in incremental scan modes" } else { "" },
@@ -380,11 +408,16 @@ Doris drops binlog records older than the table's ` + "`binlog.ttl_seconds`" + `
 
 The ` + "`memory`" + ` cache is not durable and, by default, expires entries 5 minutes after their last update (` + "`default_ttl`" + `), which silently loses the position of an idle table; set ` + "`compaction_interval: \"\"`" + ` when using it for tests. Use the ` + "`file`" + ` cache for real pipelines. Give every pipeline sharing a cache its own ` + "`checkpoint_cache_key`" + `.
 
+== Connection test
+
+The connection test checks, without reading data, that every FE answers with the configured credentials, that every selected table exists and, with a binlog phase, has a row binlog the mode can read, and that a Flight SQL session opens; each failure names the FE, the table or the Flight SQL server.
+
 == Metadata
 
 Every message carries:
 
-- ` + "`operation`" + `: ` + "`read`" + ` (snapshot), ` + "`insert`" + `, ` + "`delete`" + `, ` + "`update_before`" + `, ` + "`update_after`" + `
+- ` + "`operation`" + `: ` + "`read`" + ` (snapshot), ` + "`insert`" + `, ` + "`delete`" + `, ` + "`update_before`" + `, ` + "`update_after`" + `, and ` + "`update`" + ` with ` + "`binlog_merge_updates`" + `
+- ` + "`before`" + ` (object, merged updates only): the before-image of an ` + "`update`" + `
 - ` + "`database_schema`" + `, ` + "`table`" + `: the source table
 - ` + "`schema`" + ` (immutable, benthos ` + "`public/schema`" + ` form): the selected columns in body order with their types and nullability, built once per table schema and replaced after ADD or DROP COLUMN
 - ` + "`key_columns`" + ` (immutable): the UNIQUE KEY columns, empty for DUPLICATE KEY tables
@@ -402,7 +435,7 @@ Numeric keys are typed: Bloblang ` + "`@tso`" + ` is a number, ` + "`meta(\"tso\
 
 == Values
 
-The body is a JSON object of the selected columns; the hidden ` + "`__DORIS_*`" + ` columns never appear in it. DECIMAL values are exact strings keeping the column's scale (` + "`\"12.30\"`" + `), LARGEINT an exact integer string, DATETIME(p) ` + "`yyyy-MM-dd HH:mm:ss`" + ` with exactly p fractional digits on the Doris wall clock, as stored (the FE's ` + "`time_zone`" + ` never shifts it), DATE ` + "`yyyy-MM-dd`" + `. Deletes carry the deleted row, updates the before and after images as separate messages (with ` + "`detail`" + `).
+The body is a JSON object of the selected columns; the hidden ` + "`__DORIS_*`" + ` columns never appear in it. DECIMAL values are exact strings keeping the column's scale (` + "`\"12.30\"`" + `), LARGEINT an exact integer string, DATETIME(p) ` + "`yyyy-MM-dd HH:mm:ss`" + ` with exactly p fractional digits on the Doris wall clock, as stored (the FE's ` + "`time_zone`" + ` never shifts it), DATE ` + "`yyyy-MM-dd`" + `. Deletes carry the deleted row, updates the before and after images as separate messages (with ` + "`detail`" + `), or one ` + "`update`" + ` message with ` + "`binlog_merge_updates`" + `.
 `
 
 const exampleSnapshot = `

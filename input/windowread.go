@@ -35,14 +35,14 @@ func (co *coordinator) readWindow(ctx context.Context, tables []*tableInfo, w wi
 			s.wait()
 		}
 	}()
-	emit := func(msgs []*service.Message, last checkpoint.Pos, counts map[string]*[4]int64) error {
+	emit := func(msgs []*service.Message, last checkpoint.Pos, counts map[string]*opCounts) error {
 		if err := co.em.emit(ctx, msgs, func(st *checkpoint.State) { place(st, last) }); err != nil {
 			return err
 		}
 		for key, ops := range counts {
 			for op, n := range ops {
 				if n > 0 {
-					co.m.rows.Incr(n, key, checkpoint.PhaseBinlog, opNames[op])
+					co.m.rows.Incr(n, key, checkpoint.PhaseBinlog, countNames[op])
 				}
 			}
 		}
@@ -140,12 +140,8 @@ func (s *windowSource) read(ctx context.Context) (err error) {
 	}, convWorkers(s.tables), s.w, s.skip)
 	defer pool.close()
 	var queue []*convJob
-	handOn := func() error {
-		res := <-queue[0].res
-		queue = queue[1:]
-		if res.err != nil {
-			return res.err
-		}
+	pairs := s.newPairer()
+	send := func(res convResult) error {
 		if len(res.msgs) == 0 {
 			return nil
 		}
@@ -158,7 +154,23 @@ func (s *windowSource) read(ctx context.Context) (err error) {
 			return ctx.Err()
 		}
 	}
-	sql := doris.IncrSQL(name.db, name.table, s.co.conf.ReadFields, s.w.start, s.w.end, s.co.conf.IncrementType)
+	handOn := func() error {
+		res := <-queue[0].res
+		queue = queue[1:]
+		if res.err != nil {
+			return res.err
+		}
+		if pairs != nil {
+			merged, err := pairs.merge(res)
+			if err != nil {
+				return err
+			}
+			res = merged
+		}
+		return send(res)
+	}
+	sql := doris.IncrSQLWhere(name.db, name.table, s.co.conf.ReadFields, s.w.start, s.w.end, s.co.conf.IncrementType,
+		doris.BinlogCondition(s.co.conf.IgnoreUpdateBefore, s.co.conf.BinlogFilter))
 	err = fc.Query(qctx, sql, func(rec arrow.RecordBatch) error {
 		queue = append(queue, pool.submit(rec))
 		for len(queue) >= cap(pool.jobs) {
@@ -171,8 +183,31 @@ func (s *windowSource) read(ctx context.Context) (err error) {
 	for err == nil && len(queue) > 0 {
 		err = handOn()
 	}
+	if err == nil && pairs != nil {
+		if res, ok := pairs.finish(); ok {
+			err = send(res)
+		}
+	}
 	if err != nil {
 		return fmt.Errorf("binlog window [%s, %s) of %s: %w", s.w.start, s.w.end, name.key, err)
 	}
 	return nil
+}
+
+// newPairer gives the update merger of one read, nil without
+// binlog_merge_updates. Half pairs are counted each, and logged once per
+// read so that a filter that splits many updates does not flood the log.
+func (s *windowSource) newPairer() *updatePairer {
+	if !s.co.conf.MergeUpdates {
+		return nil
+	}
+	logged := false
+	return &updatePairer{table: s.t.name.key, unpaired: func(pos checkpoint.Pos, reason string) {
+		s.co.m.unpairedUpdates.Incr(1, s.t.name.key)
+		if !logged {
+			logged = true
+			s.co.log.Warnf("Binlog window [%s, %s) of %s: update half at TSO %d LSN %d (%s) delivered unmerged: %s; further halves of this window are only counted in doris_binlog_unpaired_updates_total",
+				s.w.start, s.w.end, s.t.name.key, pos.TSO, pos.LSN, opNames[pos.Op], reason)
+		}
+	}}
 }

@@ -54,3 +54,13 @@ func (n *nackLogger) noteNack(size int, err error) {
 	}
 	n.lastWarn, n.unwarned = time.Now(), 0
 }
+
+// ConnectionTest forwards to the wrapped input, as Benthos's own wrappers
+// do, so that wrapping does not hide the input's connection test.
+func (n *nackLogger) ConnectionTest(ctx context.Context) service.ConnectionTestResults {
+	t, ok := n.BatchInput.(service.ConnectionTestable)
+	if !ok {
+		return service.ConnectionTestNotSupported().AsList()
+	}
+	return t.ConnectionTest(ctx)
+}

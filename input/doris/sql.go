@@ -116,6 +116,29 @@ func QueryPlanSQL(db, table string, cols []string, filter string) string {
 // parameters, ordered by TSO, LSN, OP. start and end must have passed
 // ValidateTimestamp; incrType is sent upper case.
 func IncrSQL(db, table string, cols []string, start, end, incrType string) string {
+	return IncrSQLWhere(db, table, cols, start, end, incrType, "")
+}
+
+// BinlogCondition is the WHERE condition of every @incr query: without
+// update_before rows when ignoreUpdateBefore is set (op code 2, see
+// doris-facts §7), and the user's filter, which must have passed
+// ValidateFilterExpression, in parentheses so that its OR cannot escape.
+// "" means no condition.
+func BinlogCondition(ignoreUpdateBefore bool, filter string) string {
+	var parts []string
+	if ignoreUpdateBefore {
+		parts = append(parts, ColBinlogOp+" <> 2")
+	}
+	if filter != "" {
+		parts = append(parts, "("+filter+")")
+	}
+	return strings.Join(parts, " AND ")
+}
+
+// IncrSQLWhere is IncrSQL with ` WHERE <where>` before the ORDER BY when
+// where (from BinlogCondition) is set; @incr takes a WHERE clause like any
+// table reference (doris-facts §5), so Doris filters before transfer.
+func IncrSQLWhere(db, table string, cols []string, start, end, incrType, where string) string {
 	hidden := ColBinlogTSO + ", " + ColBinlogLSN + ", " + ColBinlogOp
 	var b strings.Builder
 	b.WriteString("SELECT ")
@@ -130,7 +153,12 @@ func IncrSQL(db, table string, cols []string, start, end, incrType string) strin
 	b.WriteString(QuoteLiteral(end))
 	b.WriteString(", 'incrementType' = ")
 	b.WriteString(QuoteLiteral(strings.ToUpper(incrType)))
-	b.WriteString(") ORDER BY ")
+	b.WriteString(")")
+	if where != "" {
+		b.WriteString(" WHERE ")
+		b.WriteString(where)
+	}
+	b.WriteString(" ORDER BY ")
 	b.WriteString(hidden)
 	return b.String()
 }

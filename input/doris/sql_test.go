@@ -64,3 +64,24 @@ func TestIncrSQL(t *testing.T) {
 		t.Fatalf("got  %q\nwant %q", got, want)
 	}
 }
+
+func TestIncrSQLWhere(t *testing.T) {
+	where := BinlogCondition(true, "amount > 10 OR status = 'x'")
+	if want := "__DORIS_BINLOG_OP__ <> 2 AND (amount > 10 OR status = 'x')"; where != want {
+		t.Fatalf("BinlogCondition %q, want %q", where, want)
+	}
+	if c := BinlogCondition(false, ""); c != "" {
+		t.Fatalf("no condition gave %q", c)
+	}
+	if c := BinlogCondition(false, "a = 1"); c != "(a = 1)" {
+		t.Fatalf("filter only gave %q", c)
+	}
+	got := IncrSQLWhere("d", "t", nil, "2026-09-14 10:03:00", "2026-09-14 10:10:00", "DETAIL", where)
+	want := "SELECT *, __DORIS_BINLOG_TSO__, __DORIS_BINLOG_LSN__, __DORIS_BINLOG_OP__ FROM `d`.`t`@incr(" +
+		"'startTimestamp' = '2026-09-14 10:03:00', 'endTimestamp' = '2026-09-14 10:10:00', 'incrementType' = 'DETAIL') " +
+		"WHERE __DORIS_BINLOG_OP__ <> 2 AND (amount > 10 OR status = 'x') " +
+		"ORDER BY __DORIS_BINLOG_TSO__, __DORIS_BINLOG_LSN__, __DORIS_BINLOG_OP__"
+	if got != want {
+		t.Fatalf("got  %q\nwant %q", got, want)
+	}
+}

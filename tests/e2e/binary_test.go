@@ -54,12 +54,14 @@ func TestShippedConfigsLint(t *testing.T) {
 // TestBadConfigsFailLintNamingTheField lints broken configs with the binary.
 func TestBadConfigsFailLintNamingTheField(t *testing.T) {
 	cases := map[string]string{
-		"scan_mode: bogus":                                                       "scan_mode",
-		"binlog_increment_type: everything":                                      "binlog_increment_type",
-		"scan_mode: initial\n    use_flight_sql: false":                          "use_flight_sql",
-		"binlog_poll_interval: 500ms":                                            "binlog_poll_interval",
-		"scan_mode: latest\n    filter_query: \"id > 1\"":                        "filter_query",
-		"scan_timestamp: \"2026-13-01 00:00:00\"\n    scan_mode: from-timestamp": "scan_timestamp",
+		"scan_mode: bogus":                                                                         "scan_mode",
+		"binlog_increment_type: everything":                                                        "binlog_increment_type",
+		"scan_mode: initial\n    use_flight_sql: false":                                            "use_flight_sql",
+		"binlog_poll_interval: 500ms":                                                              "binlog_poll_interval",
+		"scan_mode: latest\n    filter_query: \"id > 1\"":                                          "filter_query",
+		"scan_timestamp: \"2026-13-01 00:00:00\"\n    scan_mode: from-timestamp":                   "scan_timestamp",
+		"scan_mode: latest\n    binlog_merge_updates: true\n    binlog_ignore_update_before: true": "binlog_ignore_update_before conflict",
+		"scan_mode: latest\n    binlog_filter: \"id > 1; DROP TABLE t\"":                           "binlog_filter",
 	}
 	dir := t.TempDir()
 	for extra, field := range cases {

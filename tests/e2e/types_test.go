@@ -9,19 +9,22 @@ import (
 	"github.com/rpconnect-doris/rpconnect-doris/tests/harness"
 )
 
+// typesDDL is a table of every supported Doris type, with before-images so
+// that a delete carries the whole row; typesRow1 fills every column.
+const typesDDL = "CREATE TABLE e2e.types (\n" +
+	"  k BIGINT NOT NULL, b BOOLEAN, ti TINYINT, si SMALLINT, i INT, li LARGEINT, f FLOAT, d DOUBLE,\n" +
+	"  dec DECIMAL(10, 2), dt DATE, dtm DATETIME(3), dt0 DATETIME, c CHAR(4), vc VARCHAR(20), s STRING, j JSON,\n" +
+	"  a ARRAY<INT>, m MAP<STRING, INT>, st STRUCT<x:INT, y:STRING>\n" +
+	") UNIQUE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 2\n" +
+	"PROPERTIES (\"binlog.enable\" = \"true\", \"binlog.format\" = \"ROW\", \"binlog.need_historical_value\" = \"true\")"
+
+const typesRow1 = "INSERT INTO e2e.types VALUES (1, true, -8, 300, 70000, 170141183460469231731687303715884105727, 1.5, -2.25, 12.3, '2026-09-14', '2026-09-14 10:05:06.789', '2026-09-14 10:05:06', 'ab', 'v\"q', 'multi\nline', '{\"a\": [1, 2]}', [1, 2, 3], {'x': 1}, '{\"x\": 1, \"y\": \"y\"}')"
+
 // TestValueEncodings checks the message body of every Doris column type, in
 // the snapshot and in the binlog, against the encodings users rely on.
 func TestValueEncodings(t *testing.T) {
 	srv := harness.StartSim(t, dorissim.Config{})
-	harness.Exec(t, srv, "CREATE DATABASE e2e",
-		"CREATE TABLE e2e.types (\n"+
-			"  k BIGINT NOT NULL, b BOOLEAN, ti TINYINT, si SMALLINT, i INT, li LARGEINT, f FLOAT, d DOUBLE,\n"+
-			"  dec DECIMAL(10, 2), dt DATE, dtm DATETIME(3), dt0 DATETIME, c CHAR(4), vc VARCHAR(20), s STRING, j JSON,\n"+
-			"  a ARRAY<INT>, m MAP<STRING, INT>, st STRUCT<x:INT, y:STRING>\n"+
-			") UNIQUE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 2\n"+
-			"PROPERTIES (\"binlog.enable\" = \"true\", \"binlog.format\" = \"ROW\", \"binlog.need_historical_value\" = \"true\")",
-		"INSERT INTO e2e.types VALUES (1, true, -8, 300, 70000, 170141183460469231731687303715884105727, 1.5, -2.25, 12.3, '2026-09-14', '2026-09-14 10:05:06.789', '2026-09-14 10:05:06', 'ab', 'v\"q', 'multi\nline', '{\"a\": [1, 2]}', [1, 2, 3], {'x': 1}, '{\"x\": 1, \"y\": \"y\"}')",
-	)
+	harness.Exec(t, srv, "CREATE DATABASE e2e", typesDDL, typesRow1)
 	time.Sleep(1100 * time.Millisecond)
 	col := &harness.Collector{}
 	harness.RunStream(t, harness.StreamConfig{Input: harness.InputYAML(srv, "e2e.types", "scan_mode: initial"), Resources: harness.MemoryCache}, col)

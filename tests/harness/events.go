@@ -29,13 +29,17 @@ type Event struct {
 	WindowStart   string         `json:"doris_window_start,omitempty"` // with debug_metadata only
 	WindowEnd     string         `json:"doris_window_end,omitempty"`
 	Row           map[string]any `json:"row"`
+	Before        map[string]any `json:"before,omitempty"` // with binlog_merge_updates, on operation update
+	Body          string         `json:"-"`                // the message body as delivered
+	Meta          map[string]any `json:"-"`                // every metadata value (immutable ones copied)
 }
 
 // Pos is the event's binlog position, (TSO, LSN, OP).
 func (e Event) Pos() [3]int64 { return [3]int64{e.TSO, e.LSN, e.Op} }
 
 // opCodes maps an operation to its Doris @incr op code.
-var opCodes = map[string]int64{"insert": 0, "delete": 1, "update_before": 2, "update_after": 3}
+// A merged update (binlog_merge_updates) sits at its update_after's position.
+var opCodes = map[string]int64{"insert": 0, "delete": 1, "update_before": 2, "update_after": 3, "update": 3}
 
 // EventFromMessage reads an Event from a message's body and metadata,
 // checking the metadata types that consumers rely on.
@@ -50,6 +54,11 @@ func EventFromMessage(m *service.Message) (Event, error) {
 	if err := dec.Decode(&ev.Row); err != nil {
 		return ev, fmt.Errorf("message body is not a JSON object: %w: %s", err, b)
 	}
+	ev.Body, ev.Meta = string(b), map[string]any{}
+	_ = m.MetaWalkMut(func(k string, v any) error {
+		ev.Meta[k] = v
+		return nil
+	})
 	ev.Operation, _ = m.MetaGet("operation")
 	ev.Database, _ = m.MetaGet("database_schema")
 	ev.Table, _ = m.MetaGet("table")
@@ -70,6 +79,11 @@ func EventFromMessage(m *service.Message) (Event, error) {
 			return ev, fmt.Errorf("metadata %s is %T, want int64", key, v)
 		}
 		*dst = n
+	}
+	if v, ok := m.MetaGetMut("before"); ok {
+		if ev.Before, ok = v.(map[string]any); !ok {
+			return ev, fmt.Errorf("metadata before is %T, want an object", v)
+		}
 	}
 	txID, ok := m.MetaGetMut("transaction_id")
 	if ev.TransactionID, _ = txID.(string); !ok || ev.TransactionID == "" {

@@ -47,7 +47,7 @@ func ReplayOnto(start map[string]Row, events []Event, key string) (map[string]Ro
 			last = p
 		}
 		switch ev.Operation {
-		case "read", "insert", "update_after":
+		case "read", "insert", "update_after", "update":
 			state[k] = row
 		case "delete":
 			delete(state, k)

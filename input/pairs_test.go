@@ -1,0 +1,108 @@
+package input
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/redpanda-data/benthos/v4/public/service"
+
+	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
+)
+
+func pairMsg(op int8, body string) *service.Message {
+	m := service.NewMessage([]byte(body))
+	m.MetaSetMut(metaOperation, opNames[op])
+	return m
+}
+
+func pairBatch(rows ...any) convResult {
+	var res convResult
+	for i := 0; i+2 < len(rows)+1; i += 3 {
+		pos := checkpoint.Pos{TSO: rows[i].(int64), Table: "d.t", LSN: 1, Op: rows[i+1].(int8)}
+		res.pos = append(res.pos, pos)
+		res.msgs = append(res.msgs, pairMsg(pos.Op, rows[i+2].(string)))
+	}
+	return res
+}
+
+func TestUpdatePairerAcrossBatches(t *testing.T) {
+	var halves []checkpoint.Pos
+	p := &updatePairer{table: "d.t", unpaired: func(pos checkpoint.Pos, _ string) { halves = append(halves, pos) }}
+	// Batch 1 ends with a UB, whose UA opens batch 2: batch 1 must not end
+	// between them.
+	b1, err := p.merge(pairBatch(int64(10), int8(0), `{"id":1}`, int64(20), int8(2), `{"id":1,"v":170141183460469231731687303715884105727}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b1.msgs) != 1 || b1.pos[0].TSO != 10 {
+		t.Fatalf("batch 1 = %v, want only the insert", b1.pos)
+	}
+	b2, err := p.merge(pairBatch(int64(20), int8(3), `{"id":1,"v":2}`, int64(30), int8(3), `{"id":2,"v":3}`, int64(40), int8(2), `{"id":3}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b2.msgs) != 2 || b2.pos[0] != (checkpoint.Pos{TSO: 20, Table: "d.t", LSN: 1, Op: 3}) {
+		t.Fatalf("batch 2 positions %v, want the merged update at the UA's position, then the lone UA", b2.pos)
+	}
+	m := b2.msgs[0]
+	if op, _ := m.MetaGet(metaOperation); op != "update" {
+		t.Errorf("operation %q, want update", op)
+	}
+	if body, _ := m.AsBytes(); string(body) != `{"id":1,"v":2}` {
+		t.Errorf("body %s, want the after-image", body)
+	}
+	before, ok := m.MetaGetMut(metaBefore)
+	if !ok {
+		t.Fatal("no before metadata")
+	}
+	if v := before.(map[string]any)["v"]; v != json.Number("170141183460469231731687303715884105727") {
+		t.Errorf("before.v = %#v, want the exact LARGEINT", v)
+	}
+	if op, _ := b2.msgs[1].MetaGet(metaOperation); op != "update_after" {
+		t.Errorf("lone UA has operation %q", op)
+	}
+	last, ok := p.finish()
+	if !ok || len(last.msgs) != 1 || last.pos[0].TSO != 40 {
+		t.Fatalf("finish = %v %v, want the held UB", last.pos, ok)
+	}
+	if len(halves) != 2 || halves[0].TSO != 30 || halves[1].TSO != 40 {
+		t.Fatalf("unpaired halves %v, want TSO 30 (UA alone) and 40 (UB alone)", halves)
+	}
+}
+
+// A UB followed by another row than its UA is delivered as it is, ahead of
+// that row.
+func TestUpdatePairerMismatch(t *testing.T) {
+	n := 0
+	p := &updatePairer{table: "d.t", unpaired: func(checkpoint.Pos, string) { n++ }}
+	res, err := p.merge(pairBatch(int64(5), int8(2), `{"id":1}`, int64(6), int8(0), `{"id":2}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.msgs) != 2 || res.pos[0].Op != 2 || res.pos[1].Op != 0 || n != 1 {
+		t.Fatalf("positions %v, unpaired %d", res.pos, n)
+	}
+	if _, ok := p.finish(); ok {
+		t.Fatal("nothing should be held")
+	}
+	if _, err := p.merge(pairBatch(int64(7), int8(2), `not json`, int64(7), int8(3), `{}`)); err == nil {
+		t.Fatal("a malformed before-image must fail")
+	}
+}
+
+// BenchmarkMergeUpdates is the cost binlog_merge_updates adds per update:
+// parsing the before-image into the `before` object.
+func BenchmarkMergeUpdates(b *testing.B) {
+	const img = `{"id":123456,"name":"customer-123456","qty":17,"amount":"1234.50","status":"paid","at":"2026-09-14 10:05:06.789"}`
+	p := &updatePairer{table: "d.t", unpaired: func(checkpoint.Pos, string) {}}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		res := convResult{
+			msgs: []*service.Message{pairMsg(2, img), pairMsg(3, img)},
+			pos:  []checkpoint.Pos{{TSO: int64(i), Table: "d.t", LSN: 1, Op: 2}, {TSO: int64(i), Table: "d.t", LSN: 1, Op: 3}},
+		}
+		if _, err := p.merge(res); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
