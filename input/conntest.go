@@ -80,7 +80,7 @@ func restClient(conf *Config, log *service.Logger, fes []string, retries int) (*
 // phase each table must have a row binlog the mode can read (a matched
 // table without one would be skipped at run time, which the test reports).
 func selectedTableProblems(ctx context.Context, co *coordinator) []error {
-	found, err := co.candidates(ctx)
+	found, err := co.catalog().candidates(ctx)
 	if err != nil {
 		return []error{fmt.Errorf("listing the selected tables: %w", err)}
 	}
@@ -98,7 +98,7 @@ func selectedTableProblems(ctx context.Context, co *coordinator) []error {
 		}
 	}
 	for _, name := range found {
-		_, problem, err := co.admit(ctx, name)
+		_, problem, err := co.catalog().admit(ctx, name)
 		switch {
 		case err != nil:
 			problems = append(problems, fmt.Errorf("table %s: %w", name.key, err))
