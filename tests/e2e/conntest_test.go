@@ -31,7 +31,12 @@ func connectionTest(t *testing.T, input string) service.ConnectionTestResults {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer func() { _ = closeFn(context.Background()) }()
+	defer func() {
+		// Bounded: a test that failed inside the input must not hang here.
+		cctx, ccancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer ccancel()
+		_ = closeFn(cctx)
+	}()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	var out service.ConnectionTestResults
