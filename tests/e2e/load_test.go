@@ -142,7 +142,7 @@ func TestLoadGroupCommit(t *testing.T) {
 func binlogToLoad(t *testing.T, srv *dorissim.Server, tables []string, outputExtra ...string) *loadStream {
 	t.Helper()
 	input := harness.SelectYAML(srv, "tables: ["+strings.Join(tables, ", ")+"]", "scan_mode: initial", "batch_size: 50")
-	return startLoadStream(t, input, harness.MemoryCache, loadOutputYAML(srv, outputExtra...), "")
+	return startLoadStream(t, input, harness.MemoryCache, loadOutputYAML(srv, outputExtra...))
 }
 
 // TestLoadReplicatesTwoTablesThroughBinlog: one doris_binlog over two tables
