@@ -11,10 +11,11 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"sync"
 	"time"
 
 	"github.com/redpanda-data/benthos/v4/public/service"
+
+	"github.com/rpconnect-doris/rpconnect-doris/input/doris"
 )
 
 const (
@@ -31,7 +32,7 @@ const (
 // host change, so redirects are followed here, each hop with a fresh reader
 // over the body bytes.
 type transport struct {
-	fes      []string
+	fes      *doris.FERotation
 	scheme   string
 	user     string
 	password string
@@ -40,9 +41,6 @@ type transport struct {
 	log      *service.Logger
 
 	backoffBase, backoffMax time.Duration
-
-	mu   sync.Mutex
-	pref int // the FE that last answered
 }
 
 type transportConfig struct {
@@ -73,7 +71,7 @@ func newTransport(c transportConfig) *transport {
 		scheme = "https"
 	}
 	return &transport{
-		fes:         c.FENodes,
+		fes:         doris.NewFERotation(c.FENodes),
 		scheme:      scheme,
 		user:        c.Username,
 		password:    c.Password,
@@ -115,17 +113,17 @@ func retryable(err error) bool {
 // backoff. The same headers, so the same label, go with every attempt.
 func (t *transport) call(ctx context.Context, op, method, path string, h http.Header, body []byte) ([]byte, error) {
 	var last error
-	start := t.start()
+	start := t.fes.Start()
 	for i := 0; i < t.retries; i++ {
 		if i > 0 {
 			if err := sleepCtx(ctx, jitter(t.backoffBase, t.backoffMax, i)); err != nil {
 				return nil, fmt.Errorf("%s: %w (last error: %w)", op, err, last)
 			}
 		}
-		fe := t.fes[(start+i)%len(t.fes)]
+		fe := t.fes.At(start, i)
 		data, err := t.exchange(ctx, fe, method, path, h, body)
 		if err == nil {
-			t.markGood(fe)
+			t.fes.MarkGood(fe)
 			return data, nil
 		}
 		if ctx.Err() != nil || !retryable(err) {
@@ -217,23 +215,6 @@ func redact(u *url.URL) string {
 	c.User = nil
 	c.RawQuery = ""
 	return c.String()
-}
-
-func (t *transport) start() int {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.pref
-}
-
-func (t *transport) markGood(fe string) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	for i, f := range t.fes {
-		if f == fe {
-			t.pref = i
-			return
-		}
-	}
 }
 
 // jitter is base doubled per retry, capped, then drawn from [d/2, d] so that

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/redpanda-data/benthos/v4/public/service"
+
+	"github.com/rpconnect-doris/rpconnect-doris/input/doris"
 )
 
 func TestWriteBatchRoutesOneLoadPerTarget(t *testing.T) {
@@ -252,8 +254,7 @@ func TestFailsOverToTheNextFE(t *testing.T) {
 	}
 	defer o.Close(testCtx(t))
 	o.tr.backoffBase, o.tr.backoffMax = time.Millisecond, time.Millisecond
-	o.tr.fes = []string{deadAddr, f.addr()} // NewClient shuffles; keep the dead one first
-	o.tr.pref = 0
+	o.tr.fes = doris.NewFERotation([]string{deadAddr, f.addr()}) // keep the dead one first
 	if err := o.WriteBatch(testCtx(t), service.MessageBatch{service.NewMessage([]byte(`{"id":1}`))}); err != nil {
 		t.Fatalf("with one FE down: %v", err)
 	}

@@ -11,7 +11,6 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
-	"sync"
 	"time"
 
 	"github.com/redpanda-data/benthos/v4/public/service"
@@ -48,7 +47,7 @@ type ClientConfig struct {
 // code != 0 on statements, are returned at once because they repeat on every
 // FE.
 type Client struct {
-	fes      []string
+	fes      *FERotation
 	user     string
 	password string
 	scheme   string
@@ -59,9 +58,6 @@ type Client struct {
 
 	backoffBase time.Duration
 	backoffMax  time.Duration
-
-	mu   sync.Mutex
-	pref int // index into fes of the FE that last answered
 }
 
 // NewClient validates cfg and builds a Client.
@@ -85,7 +81,7 @@ func NewClient(cfg ClientConfig) (*Client, error) {
 	}
 	rand.Shuffle(len(fes), func(i, j int) { fes[i], fes[j] = fes[j], fes[i] })
 	c := &Client{
-		fes:         fes,
+		fes:         NewFERotation(fes),
 		user:        cfg.Username,
 		password:    cfg.Password,
 		scheme:      "http",
@@ -145,35 +141,22 @@ func (c *Client) Close() {
 	c.hc.CloseIdleConnections()
 }
 
-func (c *Client) feAt(attempt int) string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.fes[(c.pref+attempt)%len(c.fes)]
-}
+func (c *Client) feAt(attempt int) string { return c.fes.At(c.fes.Start(), attempt) }
 
-func (c *Client) markGood(fe string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for i, f := range c.fes {
-		if f == fe {
-			c.pref = i
-			return
-		}
-	}
-}
+func (c *Client) markGood(fe string) { c.fes.MarkGood(fe) }
 
 // withRetry runs fn against successive FEs until it succeeds, returns a
 // permanent error, the attempts are used up or ctx ends.
 func (c *Client) withRetry(ctx context.Context, op string, fn func(ctx context.Context, fe string) error) error {
 	var last error
-	start := c.startIndex()
+	start := c.fes.Start()
 	for i := range c.retries {
 		if i > 0 {
 			if err := c.sleep(ctx, i); err != nil {
 				return fmt.Errorf("%s: %w (last error: %w)", op, err, last)
 			}
 		}
-		fe := c.fes[(start+i)%len(c.fes)]
+		fe := c.fes.At(start, i)
 		err := fn(ctx, fe)
 		if err == nil {
 			c.markGood(fe)
@@ -192,12 +175,6 @@ func (c *Client) withRetry(ctx context.Context, op string, fn func(ctx context.C
 		c.log.Debugf("Doris %s attempt %d/%d failed: %v", op, i+1, c.retries, err)
 	}
 	return fmt.Errorf("%s failed after %d attempts: %w", op, c.retries, last)
-}
-
-func (c *Client) startIndex() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.pref
 }
 
 func (c *Client) sleep(ctx context.Context, attempt int) error {

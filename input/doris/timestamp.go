@@ -70,14 +70,14 @@ func timestampShape(s string) bool {
 // authentication failures and ctx end the loop early.
 func (c *Client) CurrentTimestamp(ctx context.Context) (Timestamp, error) {
 	var last error
-	start := c.startIndex()
+	start := c.fes.Start()
 	for i := range c.retries {
 		if i > 0 {
 			if err := c.sleep(ctx, i); err != nil {
 				return Timestamp{}, fmt.Errorf("Failed to resolve current Doris timestamp: %w (last error: %w)", err, last)
 			}
 		}
-		fe := c.fes[(start+i)%len(c.fes)]
+		fe := c.fes.At(start, i)
 		ts, err := c.timestampOn(ctx, fe)
 		if err == nil {
 			c.markGood(fe)
