@@ -231,22 +231,27 @@ func (co *coordinator) clearSkipped(key string) {
 // and sizes the session pool to what the tables use at once.
 func (co *coordinator) refreshTableGauges() {
 	counts := map[string]int64{"streaming": 0, "snapshotting": 0}
-	view := co.start
-	if co.em != nil {
-		co.em.view(func(st *checkpoint.State) { view = st.Clone() })
-	}
-	for _, t := range view.Tables {
-		switch t.Phase {
-		case checkpoint.PhaseSnapshot:
-			counts["snapshotting"]++
-		case checkpoint.PhaseCatchUp, checkpoint.PhaseBinlog:
-			counts["streaming"]++
+	followed := 0
+	count := func(st *checkpoint.State) {
+		followed = len(st.Tables)
+		for _, t := range st.Tables {
+			switch t.Phase {
+			case checkpoint.PhaseSnapshot:
+				counts["snapshotting"]++
+			case checkpoint.PhaseCatchUp, checkpoint.PhaseBinlog:
+				counts["streaming"]++
+			}
 		}
+	}
+	if co.em != nil {
+		co.em.view(count)
+	} else {
+		count(co.start)
 	}
 	co.mu.Lock()
 	counts["skipped"] = int64(len(co.skipped))
 	co.mu.Unlock()
-	co.c.keepSessions(len(view.Tables) + co.conf.MaxParallelSnapshotTables*co.conf.MaxParallelSnapshotSplits)
+	co.c.keepSessions(followed + co.conf.MaxParallelSnapshotTables*co.conf.MaxParallelSnapshotSplits)
 	for state, n := range counts {
 		co.m.tables.Set(n, state)
 	}

@@ -40,6 +40,8 @@ func (t *tableInfo) refreshProperties(ctx context.Context) (*doris.TableProperti
 	return fresh, nil
 }
 
+// properties returns the DDL facts, read again when refresh is set or
+// they are older than propsRefreshInterval; a failed re-read keeps the old.
 func (t *tableInfo) properties(ctx context.Context, refresh bool) (*doris.TableProperties, error) {
 	t.mu.Lock()
 	props, at := t.props, t.propAt
@@ -47,18 +49,12 @@ func (t *tableInfo) properties(ctx context.Context, refresh bool) (*doris.TableP
 	if props != nil && !refresh && time.Since(at) < propsRefreshInterval {
 		return props, nil
 	}
-	fresh, err := t.c.rest.TableProperties(ctx, t.name.db, t.name.table)
-	if err != nil {
-		if props != nil {
-			t.c.log.Warnf("Refreshing table properties of %s failed, keeping the previous ones: %v", t.name.key, err)
-			return props, nil
-		}
-		return nil, fmt.Errorf("table properties of %s: %w", t.name.key, err)
+	fresh, err := t.refreshProperties(ctx)
+	if err != nil && props != nil {
+		t.c.log.Warnf("Refreshing table properties of %s failed, keeping the previous ones: %v", t.name.key, err)
+		return props, nil
 	}
-	t.mu.Lock()
-	t.props, t.propAt = fresh, time.Now()
-	t.mu.Unlock()
-	return fresh, nil
+	return fresh, err
 }
 
 // datetimePrecision gives the converter each DATETIME column's declared
