@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -191,28 +190,7 @@ func startLoadRun(t *testing.T, dir, cacheDir string, no int, conf string) *run 
 	if err := os.WriteFile(confPath, []byte(conf), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	logFile, err := os.Create(r.logPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.cmd = exec.Command(harness.Binary(t, "rpconnect-doris", "RPCONNECT_DORIS_BIN"), "-c", confPath)
-	r.cmd.Dir = dir
-	r.cmd.Stdout, r.cmd.Stderr = logFile, logFile
-	if err := r.cmd.Start(); err != nil {
-		_ = logFile.Close()
-		t.Fatalf("starting run %d: %v", no, err)
-	}
-	go func() {
-		r.waitErr = r.cmd.Wait()
-		_ = logFile.Close()
-		close(r.done)
-	}()
-	t.Cleanup(func() {
-		if !r.exited() {
-			_ = r.cmd.Process.Kill()
-			<-r.done
-		}
-	})
+	r.launch(t, confPath, dir)
 	return r
 }
 

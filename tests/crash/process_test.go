@@ -107,16 +107,24 @@ func startRun(t *testing.T, pc *pipelineConf, no int) *run {
 	if err := os.WriteFile(confPath, []byte(pc.configYAML(r.outPath)), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	r.launch(t, confPath, pc.runDir(no))
+	return r
+}
+
+// launch starts the binary on confPath in dir, stdout and stderr going to
+// the run's log file; the child is killed at cleanup.
+func (r *run) launch(t *testing.T, confPath, dir string) {
+	t.Helper()
 	logFile, err := os.Create(r.logPath)
 	if err != nil {
 		t.Fatal(err)
 	}
 	r.cmd = exec.Command(harness.Binary(t, "rpconnect-doris", "RPCONNECT_DORIS_BIN"), "-c", confPath)
-	r.cmd.Dir = pc.runDir(no)
+	r.cmd.Dir = dir
 	r.cmd.Stdout, r.cmd.Stderr = logFile, logFile
 	if err := r.cmd.Start(); err != nil {
 		_ = logFile.Close()
-		t.Fatalf("starting run %d: %v", no, err)
+		t.Fatalf("starting run %d: %v", r.no, err)
 	}
 	go func() {
 		r.waitErr = r.cmd.Wait()
@@ -129,7 +137,6 @@ func startRun(t *testing.T, pc *pipelineConf, no int) *run {
 			<-r.done
 		}
 	})
-	return r
 }
 
 func (r *run) exited() bool {
