@@ -89,24 +89,14 @@ func parseConfig(pc *service.ParsedConfig, mgr *service.Resources) (*Config, err
 	return c, nil
 }
 
-func fieldErr(field string, err error) error {
-	return fmt.Errorf("field %s: %w", field, err)
-}
+var (
+	fieldErr  = doris.FieldErr
+	optString = doris.OptString
+	parseEnum = doris.ParseEnum
+)
 
 func fieldErrf(field, format string, args ...any) error {
 	return fmt.Errorf("field %s: "+format, append([]any{field}, args...)...)
-}
-
-// optString returns an optional string field, "" when unset.
-func optString(pc *service.ParsedConfig, field string) (string, error) {
-	if !pc.Contains(field) {
-		return "", nil
-	}
-	s, err := pc.FieldString(field)
-	if err != nil {
-		return "", fieldErr(field, err)
-	}
-	return strings.TrimSpace(s), nil
 }
 
 func reqString(pc *service.ParsedConfig, field string) (string, error) {
@@ -307,20 +297,6 @@ func (c *Config) crossCheck() error {
 		return fieldErrf(fieldCheckpointCache, "checkpoint_cache is required when scan_mode is %s", c.ScanMode)
 	}
 	return nil
-}
-
-func parseEnum(pc *service.ParsedConfig, field string, opts ...string) (string, error) {
-	v, err := reqString(pc, field)
-	if err != nil {
-		return "", err
-	}
-	lv := strings.ToLower(strings.TrimSpace(v))
-	for _, o := range opts {
-		if lv == o {
-			return o, nil
-		}
-	}
-	return "", fieldErrf(field, "%s must be one of %s; got %q", field, strings.Join(opts, ", "), v)
 }
 
 func parseDuration(pc *service.ParsedConfig, field string, minimum time.Duration, what string) (time.Duration, error) {

@@ -69,32 +69,11 @@ func parseConfig(pc *service.ParsedConfig) (*config, error) {
 	return c, c.crossCheck()
 }
 
-func fieldErr(field string, err error) error { return fmt.Errorf("field %s: %w", field, err) }
-
-func parseEnum(pc *service.ParsedConfig, field string, opts ...string) (string, error) {
-	v, err := pc.FieldString(field)
-	if err != nil {
-		return "", fieldErr(field, err)
-	}
-	lv := strings.ToLower(strings.TrimSpace(v))
-	for _, o := range opts {
-		if lv == o {
-			return o, nil
-		}
-	}
-	return "", fmt.Errorf("field %s: %s must be one of %s; got %q", field, field, strings.Join(opts, ", "), v)
-}
-
-func optString(pc *service.ParsedConfig, field string) (string, error) {
-	if !pc.Contains(field) {
-		return "", nil
-	}
-	s, err := pc.FieldString(field)
-	if err != nil {
-		return "", fieldErr(field, err)
-	}
-	return strings.TrimSpace(s), nil
-}
+var (
+	fieldErr  = doris.FieldErr
+	optString = doris.OptString
+	parseEnum = doris.ParseEnum
+)
 
 func parseLoadOptions(pc *service.ParsedConfig, c *config) error {
 	var err error
