@@ -24,8 +24,8 @@ type emitFunc func(msgs []*service.Message, last checkpoint.Pos, counts map[stri
 // of at most maxRows, in (TSO, table, LSN, OP) order: a transaction that
 // changed several tables comes out as one run of rows. Only each source's
 // current converted batch is held, so memory does not grow with the window.
-func mergeSources(ctx context.Context, srcs []*windowSource, maxRows int, emit emitFunc) error {
-	m := &merger{maxRows: maxRows, emit: emit, counts: map[string]*opCounts{}}
+func mergeSources(ctx context.Context, srcs []*windowSource, maxRows int, merging bool, emit emitFunc) error {
+	m := &merger{maxRows: maxRows, emit: emit, merging: merging, counts: map[string]*opCounts{}}
 	for _, s := range srcs {
 		if err := m.pull(ctx, &cursor{src: s}); err != nil {
 			return err
@@ -71,7 +71,13 @@ type merger struct {
 	emit    emitFunc
 	buf     []*service.Message
 	last    checkpoint.Pos
+	merging bool // binlog_merge_updates: a UA may stand for a whole update
 	counts  map[string]*opCounts
+
+	// The counts of the table of the previous row: rows come in runs of
+	// one table, so most rows need no map lookup.
+	lastTable string
+	lastOps   *opCounts
 }
 
 // pull loads c's next batch and puts it back on the heap; a finished
@@ -105,12 +111,15 @@ func (m *merger) takeRest(c *cursor) {
 func (m *merger) add(msg *service.Message, pos checkpoint.Pos) {
 	m.buf = append(m.buf, msg)
 	m.last = pos
-	ops := m.counts[pos.Table]
-	if ops == nil {
-		ops = &opCounts{}
-		m.counts[pos.Table] = ops
+	ops := m.lastOps
+	if ops == nil || pos.Table != m.lastTable {
+		if ops = m.counts[pos.Table]; ops == nil {
+			ops = &opCounts{}
+			m.counts[pos.Table] = ops
+		}
+		m.lastTable, m.lastOps = pos.Table, ops
 	}
-	if pos.Op == opUpdateAfter {
+	if m.merging && pos.Op == opUpdateAfter {
 		// A merged update is a UA message with a before-image.
 		if _, merged := msg.MetaGetMut(metaBefore); merged {
 			ops[len(ops)-1]++
@@ -128,7 +137,7 @@ func (m *merger) flush() error {
 		return err
 	}
 	m.buf = make([]*service.Message, 0, m.maxRows)
-	m.counts = map[string]*opCounts{}
+	m.counts, m.lastOps = map[string]*opCounts{}, nil
 	return nil
 }
 

@@ -48,7 +48,7 @@ func (co *coordinator) readWindow(ctx context.Context, tables []*tableInfo, w wi
 		}
 		return nil
 	}
-	if err := mergeSources(ctx, srcs, co.r.maxRows, emit); err != nil {
+	if err := mergeSources(ctx, srcs, co.r.maxRows, co.conf.MergeUpdates, emit); err != nil {
 		return nil, err
 	}
 	for _, s := range srcs {
