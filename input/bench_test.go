@@ -17,9 +17,17 @@ import (
 
 const benchBatchRows = 4096
 
+// benchTxn is how a binlog bench batch's rows fall into transactions.
+type benchTxn int
+
+const (
+	smallTxns benchTxn = iota // a new TSO every 4 rows, one row per op
+	bulkLoad                  // one TSO of inserts, as a stream load writes
+)
+
 // benchRecord is a batch of the 12-column mixed table of the performance
 // measurements, plus the @incr hidden columns when binlog is set.
-func benchRecord(tb testing.TB, binlog bool) arrow.RecordBatch {
+func benchRecord(tb testing.TB, binlog bool, txn benchTxn) arrow.RecordBatch {
 	tb.Helper()
 	fields := []arrow.Field{
 		{Name: "id", Type: arrow.PrimitiveTypes.Int64},
@@ -59,17 +67,27 @@ func benchRecord(tb testing.TB, binlog bool) arrow.RecordBatch {
 		b.Field(10).(*array.Date32Builder).Append(arrow.Date32(20000 + i%365))
 		b.Field(11).(*array.BooleanBuilder).Append(i%2 == 0)
 		if binlog {
-			b.Field(12).(*array.Int64Builder).Append(tso + int64(i/4))
-			b.Field(13).(*array.Int64Builder).Append(int64(i % 4))
-			b.Field(14).(*array.Int8Builder).Append(int8(i % 4))
+			if txn == bulkLoad {
+				b.Field(12).(*array.Int64Builder).Append(tso)
+				b.Field(13).(*array.Int64Builder).Append(int64(i))
+				b.Field(14).(*array.Int8Builder).Append(0)
+			} else {
+				b.Field(12).(*array.Int64Builder).Append(tso + int64(i/4))
+				b.Field(13).(*array.Int64Builder).Append(int64(i % 4))
+				b.Field(14).(*array.Int8Builder).Append(int8(i % 4))
+			}
 		}
 	}
 	return b.NewRecordBatch()
 }
 
 func benchConverter(tb testing.TB, binlog bool) (*rowConverter, arrow.RecordBatch) {
+	return benchConverterOf(tb, binlog, smallTxns)
+}
+
+func benchConverterOf(tb testing.TB, binlog bool, txn benchTxn) (*rowConverter, arrow.RecordBatch) {
 	tb.Helper()
-	rec := benchRecord(tb, binlog)
+	rec := benchRecord(tb, binlog, txn)
 	meta, err := schemameta.New("shop", "orders", benchProps(), nil)
 	if err != nil {
 		tb.Fatal(err)
@@ -96,20 +114,28 @@ func BenchmarkSnapshotMessage(b *testing.B) {
 }
 
 // BenchmarkBinlogMessage is the binlog's per-row cost: position, JSON body,
-// message and its metadata (ten keys, two of them the shared schema values).
+// message and its metadata (ten keys, two of them the shared schema values),
+// for transactions of one row per op and for a bulk load's one transaction.
 func BenchmarkBinlogMessage(b *testing.B) {
-	rc, rec := benchConverter(b, true)
-	defer rec.Release()
-	b.ReportAllocs()
-	for i := 0; b.Loop(); i++ {
-		row := i % benchBatchRows
-		pos, err := rc.binlogPos(row)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if _, err := rc.binlogMessage(row, pos, window{}); err != nil {
-			b.Fatal(err)
-		}
+	for _, c := range []struct {
+		name string
+		txn  benchTxn
+	}{{"small_txns", smallTxns}, {"bulk_load", bulkLoad}} {
+		b.Run(c.name, func(b *testing.B) {
+			rc, rec := benchConverterOf(b, true, c.txn)
+			defer rec.Release()
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				row := i % benchBatchRows
+				pos, err := rc.binlogPos(row)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := rc.binlogMessage(row, pos, window{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 

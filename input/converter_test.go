@@ -2,6 +2,7 @@ package input
 
 import (
 	"encoding/json"
+	"github.com/redpanda-data/benthos/v4/public/service"
 	"strconv"
 	"testing"
 
@@ -95,6 +96,62 @@ func TestBinlogMessageMetadata(t *testing.T) {
 		if err := json.Unmarshal(raw, &body); err != nil || len(body) != 12 {
 			t.Fatalf("row %d body %s: %v", row, raw, err)
 		}
+	}
+}
+
+// A bulk transaction's rows past txTemplateRows come from a template that
+// holds the TSO keys; each message must still carry its own lsn, the keys
+// of its own TSO, and metadata of its own.
+func TestBulkTransactionMessagesKeepTheirOwnKeys(t *testing.T) {
+	rc, rec := benchConverterOf(t, true, bulkLoad)
+	defer rec.Release()
+	tsoA, tsoB := int64(1_000)<<18|3, int64(1_001)<<18
+	rowsA := 4 * txTemplateRows
+	var msgs []*service.Message
+	var poss []checkpoint.Pos
+	for row := range rowsA + 4 {
+		pos := checkpoint.Pos{TSO: tsoA, Table: "shop.orders", LSN: int64(row), Op: int8(row % 2 * 3)} // insert, update_after
+		if row >= rowsA {
+			pos.TSO = tsoB
+		}
+		had := rc.txTmpl[pos.Op] != nil
+		msg, err := rc.binlogMessage(row, pos, window{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		msgs, poss = append(msgs, msg), append(poss, pos)
+		if !had && rc.txTmpl[pos.Op] != nil {
+			// The row that built the template; a processor writes to it
+			// while later rows are built.
+			msg.MetaSetMut(metaLSN, int64(-1))
+			msg.MetaSetMut(metaTransactionID, "changed")
+			poss[row] = checkpoint.Pos{TSO: -1}
+		}
+	}
+	if rc.txTmpl[0] != nil || rc.txTmpl[3] != nil {
+		t.Fatalf("the first transaction's templates outlived its TSO")
+	}
+	fromTemplate := 0
+	for i, msg := range msgs {
+		pos := poss[i]
+		if pos.TSO == -1 {
+			continue
+		}
+		if pos.TSO == tsoA && i >= 2*txTemplateRows {
+			fromTemplate++
+		}
+		want := map[string]any{
+			metaOperation: opNames[pos.Op], metaTSO: pos.TSO, metaLSN: pos.LSN, metaCommitTS: pos.TSO >> 18,
+			metaSourceTS: pos.TSO >> 18, metaTransactionID: strconv.FormatInt(pos.TSO, 10),
+		}
+		for k, v := range want {
+			if got := metaOf(t, msg, k); got != v {
+				t.Errorf("message %d: %s = %#v, want %#v", i, k, got, v)
+			}
+		}
+	}
+	if fromTemplate == 0 {
+		t.Fatal("no message came from a per-transaction template")
 	}
 }
 
