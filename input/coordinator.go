@@ -25,6 +25,8 @@ type coordinator struct {
 	c    *conn
 	em   *emitter
 
+	halves *halfPairLog // binlog_merge_updates warnings, rate-limited
+
 	start *checkpoint.State // where the run starts: committed, or fresh
 
 	// Differences between a resumed position and the tables selected now,
@@ -52,6 +54,7 @@ func (r *reader) newCoordinator(ctx context.Context, c *conn) (*coordinator, err
 		skipped:  map[string]string{},
 		snapSem:  make(chan struct{}, r.conf.MaxParallelSnapshotTables),
 		snapDone: make(chan struct{}, 1),
+		halves:   newHalfPairLog(r.log.Warnf),
 	}
 	st, err := r.loadCommitted(ctx, c)
 	if err != nil {

@@ -163,7 +163,7 @@ func binlogFields() []*service.ConfigField {
 			Default("continue").
 			LintRule(enumLint(fieldOnExpired, "continue", "fail")),
 		service.NewBoolField(fieldMergeUpdates).
-			Description("Turn each `update_before`/`update_after` pair into one message with `operation: update`: the body is the after-image and the before-image is the structured metadata `before` (an object, read it with `@before`). The two halves share TSO and LSN and always arrive in the same window, so nothing waits; the merged message's position is the `update_after`'s, so a checkpoint never points between the halves. A half pair (with `binlog_filter`, see there) is delivered unmerged with its own operation, a warning and `doris_binlog_unpaired_updates_total`. Conflicts with `binlog_ignore_update_before`.").
+			Description("Turn each `update_before`/`update_after` pair into one message with `operation: update`: the body is the after-image and the before-image is the structured metadata `before` (an object, read it with `@before`). The two halves share TSO and LSN and always arrive in the same window, so nothing waits; the merged message's position is the `update_after`'s, so a checkpoint never points between the halves. A half pair (with `binlog_filter`, see there) is delivered unmerged with its own operation and counted in `doris_binlog_unpaired_updates_total`; a warning names it, at most once a minute per table. Conflicts with `binlog_ignore_update_before`.").
 			Default(false),
 		service.NewBoolField(fieldIgnoreUpdateBefore).
 			Description("Drop `update_before` rows in Doris, before transfer: every `@incr` query gets `WHERE __DORIS_BINLOG_OP__ <> 2`. Updates then arrive as `update_after` alone. Conflicts with `binlog_merge_updates`, which needs both halves.").

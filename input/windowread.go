@@ -195,19 +195,14 @@ func (s *windowSource) read(ctx context.Context) (err error) {
 }
 
 // newPairer gives the update merger of one read, nil without
-// binlog_merge_updates. Half pairs are counted each, and logged once per
-// read so that a filter that splits many updates does not flood the log.
+// binlog_merge_updates. Half pairs are counted each and warned about at a
+// bounded rate (halfPairLog).
 func (s *windowSource) newPairer() *updatePairer {
 	if !s.co.conf.MergeUpdates {
 		return nil
 	}
-	logged := false
 	return &updatePairer{table: s.t.name.key, unpaired: func(pos checkpoint.Pos, reason string) {
 		s.co.m.unpairedUpdates.Incr(1, s.t.name.key)
-		if !logged {
-			logged = true
-			s.co.log.Warnf("Binlog window [%s, %s) of %s: update half at TSO %d LSN %d (%s) delivered unmerged: %s; further halves of this window are only counted in doris_binlog_unpaired_updates_total",
-				s.w.start, s.w.end, s.t.name.key, pos.TSO, pos.LSN, opNames[pos.Op], reason)
-		}
+		s.co.halves.note(s.t.name.key, s.w, pos, reason)
 	}}
 }
