@@ -239,13 +239,17 @@ func inputConfig(s *sim, table string, extra ...string) string {
 const quietTail = "logger:\n  level: WARN\n"
 const memoryCache = "cache_resources:\n  - label: cp\n    memory:\n      compaction_interval: \"\"\n"
 
-// captureProfile saves a 2 s CPU profile of the binary (BENCH_PPROF=dir),
-// taken once it has started reading (the backlog takes about 3 s); failures
-// are only logged.
+// captureProfile saves a CPU profile of the binary (BENCH_PPROF=dir), taken
+// once it has started reading, for BENCH_PPROF_SECONDS (default 2; the
+// profile is lost if the run ends first); failures are only logged.
 func captureProfile(t *testing.T, addr, path string) {
+	secs := os.Getenv("BENCH_PPROF_SECONDS")
+	if secs == "" {
+		secs = "2"
+	}
 	time.Sleep(500 * time.Millisecond)
-	c := http.Client{Timeout: 30 * time.Second}
-	resp, err := c.Get("http://" + addr + "/debug/pprof/profile?seconds=2")
+	c := http.Client{Timeout: 60 * time.Second}
+	resp, err := c.Get("http://" + addr + "/debug/pprof/profile?seconds=" + secs)
 	if err != nil {
 		t.Logf("CPU profile: %v", err)
 		return
