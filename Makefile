@@ -7,7 +7,7 @@ DATE     := $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
 LDFLAGS  := -s -w -X main.version=$(VERSION) -X main.dateBuilt=$(DATE)
 TEST_TIMEOUT ?= 25m
 
-.PHONY: all build demo test test-short bench crash fuzz vet clean
+.PHONY: bench-compare all build demo test test-short bench crash fuzz vet clean
 
 all: build
 
@@ -43,6 +43,19 @@ bench: build
 	RPCONNECT_DORIS_BIN=$(abspath $(BIN)/rpconnect-doris) DORISSIM_BIN=$(abspath $(BIN)/dorissim) \
 		BENCH=1 $(GO) test -count=1 -timeout 60m -v -run TestBench ./tests/bench/
 	$(GO) test -run '^$$' -bench . -benchmem ./input/rowjson/ ./input/ ./input/delivery/
+
+# Client CPU of rows a and g for the binary of commit BASE against this
+# tree's, alternating against one simulator (BENCH_ROUNDS, default 5): the
+# way to check a CPU budget on a shared machine, where the absolute figures
+# drift by tens of percent between hours.
+BASE ?= HEAD~1
+bench-compare: build
+	@d=$$(mktemp -d) && trap 'rm -rf "$$d"' EXIT && \
+	git archive --format=tar $(BASE) | tar -x -C "$$d" && \
+	(cd "$$d" && $(GO) build -trimpath -ldflags '-s -w' -o bin/rpconnect-doris ./cmd/rpconnect-doris) && \
+	RPCONNECT_DORIS_BIN=$(abspath $(BIN)/rpconnect-doris) DORISSIM_BIN=$(abspath $(BIN)/dorissim) \
+		BENCH_BASE_BIN="$$d/bin/rpconnect-doris" BENCH=1 \
+		$(GO) test -count=1 -timeout 60m -v -run TestCompareCPU ./tests/bench/
 
 # Runs each fuzz target for FUZZTIME (the seed corpora also run in `make test`).
 FUZZTIME ?= 20s

@@ -241,7 +241,8 @@ const memoryCache = "cache_resources:\n  - label: cp\n    memory:\n      compact
 
 // captureProfile saves a CPU profile of the binary (BENCH_PPROF=dir), taken
 // once it has started reading, for BENCH_PPROF_SECONDS (default 2; the
-// profile is lost if the run ends first); failures are only logged.
+// profile is lost if the run ends first), then its heap profile beside it
+// (.heap.pprof); failures are only logged.
 func captureProfile(t *testing.T, addr, path string) {
 	secs := os.Getenv("BENCH_PPROF_SECONDS")
 	if secs == "" {
@@ -261,5 +262,19 @@ func captureProfile(t *testing.T, addr, path string) {
 	}
 	if err != nil {
 		t.Logf("CPU profile: %v", err)
+		return
+	}
+	// The heap right after, in use and allocated (pprof -sample_index).
+	heap, err := c.Get("http://" + addr + "/debug/pprof/heap")
+	if err != nil {
+		t.Logf("heap profile: %v", err)
+		return
+	}
+	defer heap.Body.Close()
+	if data, err = io.ReadAll(heap.Body); err == nil {
+		err = os.WriteFile(strings.TrimSuffix(path, ".pprof")+".heap.pprof", data, 0o644)
+	}
+	if err != nil {
+		t.Logf("heap profile: %v", err)
 	}
 }
