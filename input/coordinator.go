@@ -24,8 +24,7 @@ type coordinator struct {
 	m    *metrics
 	c    *conn
 	em   *emitter
-
-	halves *halfPairLog // binlog_merge_updates warnings, rate-limited
+	wr   *windowReader // set with em, when the run starts producing
 
 	start *checkpoint.State // where the run starts: committed, or fresh
 
@@ -54,7 +53,6 @@ func (r *reader) newCoordinator(ctx context.Context, c *conn) (*coordinator, err
 		skipped:  map[string]string{},
 		snapSem:  make(chan struct{}, r.conf.MaxParallelSnapshotTables),
 		snapDone: make(chan struct{}, 1),
-		halves:   newHalfPairLog(r.log.Warnf),
 	}
 	st, err := r.loadCommitted(ctx, c)
 	if err != nil {
@@ -86,6 +84,7 @@ func (co *coordinator) produce(ctx context.Context, run *delivery.Run[*checkpoin
 		defer batcher.Close(context.Background())
 	}
 	co.em = &emitter{run: run, batcher: batcher, progress: co.start.Clone()}
+	co.wr = newWindowReader(co)
 	defer co.snapWG.Wait()
 	// The stored position's snapshots first: a table added just below
 	// starts its own, and must not be started twice.

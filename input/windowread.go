@@ -13,20 +13,38 @@ import (
 	"github.com/rpconnect-doris/rpconnect-doris/input/schemameta"
 )
 
-// readWindow reads window w of tables, one @incr query per table, each on
-// its own Flight session, and emits their rows merged in (TSO, table, LSN,
-// OP) order, skipping those up to skip (delivered before a restart). Each
+// windowReader reads the binlog windows of a run: one source per table,
+// merged in commit order and handed to the emitter. It outlives single
+// windows only for the half-pair warnings' rate limit.
+type windowReader struct {
+	conf    *Config
+	log     *service.Logger
+	m       *metrics
+	c       *conn
+	em      *emitter
+	maxRows int
+	halves  *halfPairLog // binlog_merge_updates warnings, rate-limited
+}
+
+func newWindowReader(co *coordinator) *windowReader {
+	return &windowReader{conf: co.conf, log: co.log, m: co.m, c: co.c, em: co.em, maxRows: co.r.maxRows,
+		halves: newHalfPairLog(co.log.Warnf)}
+}
+
+// read reads window w of tables, one @incr query per table, each on its
+// own Flight session, and emits their rows merged in (TSO, table, LSN, OP)
+// order, skipping those up to skip (delivered before a restart). Each
 // batch's position is what place makes of its last row. A table found
 // dropped is returned, its rows so far delivered; any other failure of one
 // table retries that table's query, never the others and never skipping.
-func (co *coordinator) readWindow(ctx context.Context, tables []*tableInfo, w window, skip *checkpoint.Pos,
+func (wr *windowReader) read(ctx context.Context, tables []*tableInfo, w window, skip *checkpoint.Pos,
 	place func(*checkpoint.State, checkpoint.Pos)) (dropped []string, err error) {
-	co.log.Debugf("Reading binlog window [%s, %s) of %d table(s)", w.start, w.end, len(tables))
+	wr.log.Debugf("Reading binlog window [%s, %s) of %d table(s)", w.start, w.end, len(tables))
 	rctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	srcs := make([]*windowSource, len(tables))
 	for i, t := range tables {
-		srcs[i] = co.newWindowSource(t, w, skip, len(tables))
+		srcs[i] = wr.newSource(t, w, skip, len(tables))
 		go srcs[i].run(rctx)
 	}
 	defer func() {
@@ -36,19 +54,19 @@ func (co *coordinator) readWindow(ctx context.Context, tables []*tableInfo, w wi
 		}
 	}()
 	emit := func(msgs []*service.Message, last checkpoint.Pos, counts map[string]*opCounts) error {
-		if err := co.em.emit(ctx, msgs, func(st *checkpoint.State) { place(st, last) }); err != nil {
+		if err := wr.em.emit(ctx, msgs, func(st *checkpoint.State) { place(st, last) }); err != nil {
 			return err
 		}
 		for key, ops := range counts {
 			for op, n := range ops {
 				if n > 0 {
-					co.m.rows.Incr(n, key, checkpoint.PhaseBinlog, countNames[op])
+					wr.m.rows.Incr(n, key, checkpoint.PhaseBinlog, countNames[op])
 				}
 			}
 		}
 		return nil
 	}
-	if err := mergeSources(ctx, srcs, co.r.maxRows, co.conf.MergeUpdates, emit); err != nil {
+	if err := mergeSources(ctx, srcs, wr.maxRows, wr.conf.MergeUpdates, emit); err != nil {
 		return nil, err
 	}
 	for _, s := range srcs {
@@ -62,7 +80,7 @@ func (co *coordinator) readWindow(ctx context.Context, tables []*tableInfo, w wi
 // windowSource is one table's part of a window: its @incr rows, converted
 // in order, retried from the last row handed on after a failure.
 type windowSource struct {
-	co     *coordinator
+	wr     *windowReader
 	t      *tableInfo
 	w      window
 	skip   *checkpoint.Pos // the last row handed on (or delivered before)
@@ -74,8 +92,8 @@ type windowSource struct {
 	dropped bool
 }
 
-func (co *coordinator) newWindowSource(t *tableInfo, w window, skip *checkpoint.Pos, tables int) *windowSource {
-	return &windowSource{co: co, t: t, w: w, skip: skip, tables: tables, out: make(chan convResult, 1), done: make(chan struct{})}
+func (wr *windowReader) newSource(t *tableInfo, w window, skip *checkpoint.Pos, tables int) *windowSource {
+	return &windowSource{wr: wr, t: t, w: w, skip: skip, tables: tables, out: make(chan convResult, 1), done: make(chan struct{})}
 }
 
 func (s *windowSource) wait() { <-s.done }
@@ -85,7 +103,7 @@ func (s *windowSource) wait() { <-s.done }
 func (s *windowSource) run(ctx context.Context) {
 	defer close(s.done)
 	defer close(s.out)
-	rt := newWindowRetry(s.co.conf, s.co.log, s.t.name.key, s.w)
+	rt := newWindowRetry(s.wr.conf, s.wr.log, s.t.name.key, s.w)
 	for {
 		err := s.read(ctx)
 		if err == nil {
@@ -114,7 +132,7 @@ func (s *windowSource) run(ctx context.Context) {
 
 // gone tells whether a failure came from the table having been dropped.
 func (s *windowSource) gone(ctx context.Context) (bool, error) {
-	exists, err := s.co.c.rest.TableExists(ctx, s.t.name.db, s.t.name.table)
+	exists, err := s.wr.c.rest.TableExists(ctx, s.t.name.db, s.t.name.table)
 	return !exists, err
 }
 
@@ -122,17 +140,17 @@ func (s *windowSource) gone(ctx context.Context) (bool, error) {
 // runs on several cores; waiting for the oldest batch once the queue is
 // full is the back-pressure that keeps a window's memory bounded.
 func (s *windowSource) read(ctx context.Context) (err error) {
-	fc, err := s.co.c.session(ctx)
+	fc, err := s.wr.c.session(ctx)
 	if err != nil {
 		return err
 	}
-	defer func() { s.co.c.release(fc, err == nil) }()
-	qctx, cancel := context.WithTimeout(ctx, s.co.conf.QueryTimeout)
+	defer func() { s.wr.c.release(fc, err == nil) }()
+	qctx, cancel := context.WithTimeout(ctx, s.wr.conf.QueryTimeout)
 	defer cancel()
 	name := s.t.name
 	opts := rowjson.Options{Binlog: true, DatetimePrecision: s.t.datetimePrecision()}
-	windowKeys := s.co.conf.DebugMetadata
-	resolve := func(rs *arrow.Schema) (*schemameta.Meta, error) { return s.t.schemaFor(ctx, s.co.conf.ReadFields, rs) }
+	windowKeys := s.wr.conf.DebugMetadata
+	resolve := func(rs *arrow.Schema) (*schemameta.Meta, error) { return s.t.schemaFor(ctx, s.wr.conf.ReadFields, rs) }
 	pool := newConvPool(func() *rowConverter {
 		rc := newRowConverter(name, opts, resolve)
 		rc.windowKeys = windowKeys
@@ -169,8 +187,8 @@ func (s *windowSource) read(ctx context.Context) (err error) {
 		}
 		return send(res)
 	}
-	sql := doris.IncrSQLWhere(name.db, name.table, s.co.conf.ReadFields, s.w.start, s.w.end, s.co.conf.IncrementType,
-		doris.BinlogCondition(s.co.conf.IgnoreUpdateBefore, s.co.conf.BinlogFilter))
+	sql := doris.IncrSQLWhere(name.db, name.table, s.wr.conf.ReadFields, s.w.start, s.w.end, s.wr.conf.IncrementType,
+		doris.BinlogCondition(s.wr.conf.IgnoreUpdateBefore, s.wr.conf.BinlogFilter))
 	err = fc.Query(qctx, sql, func(rec arrow.RecordBatch) error {
 		queue = append(queue, pool.submit(rec))
 		for len(queue) >= cap(pool.jobs) {
@@ -198,11 +216,11 @@ func (s *windowSource) read(ctx context.Context) (err error) {
 // binlog_merge_updates. Half pairs are counted each and warned about at a
 // bounded rate (halfPairLog).
 func (s *windowSource) newPairer() *updatePairer {
-	if !s.co.conf.MergeUpdates {
+	if !s.wr.conf.MergeUpdates {
 		return nil
 	}
 	return &updatePairer{table: s.t.name.key, unpaired: func(pos checkpoint.Pos, reason string) {
-		s.co.m.unpairedUpdates.Incr(1, s.t.name.key)
-		s.co.halves.note(s.t.name.key, s.w, pos, reason)
+		s.wr.m.unpairedUpdates.Incr(1, s.t.name.key)
+		s.wr.halves.note(s.t.name.key, s.w, pos, reason)
 	}}
 }
