@@ -17,10 +17,6 @@ type catalog struct {
 	log  *service.Logger
 }
 
-func (co *coordinator) catalog() *catalog {
-	return &catalog{conf: co.conf, c: co.c, m: co.m, log: co.log}
-}
-
 // candidates lists the tables the selection names or matches, as the FE
 // shows them now. A named table that does not exist is left out, so that a
 // dropped one leaves the stream.

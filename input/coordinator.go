@@ -132,6 +132,11 @@ func (co *coordinator) applyResumeChanges(ctx context.Context) error {
 	return nil
 }
 
+// catalog lists and admits tables for this run.
+func (co *coordinator) catalog() *catalog {
+	return &catalog{conf: co.conf, c: co.c, m: co.m, log: co.log}
+}
+
 // table returns the followed table named key, or nil.
 func (co *coordinator) table(key string) *tableInfo {
 	co.mu.Lock()

@@ -67,7 +67,7 @@ func (co *coordinator) discoverOne(ctx context.Context, name tableName, d *disco
 			return err
 		}
 		if !recreated {
-			co.warnDroppedPartitions(ctx, t)
+			co.catalog().warnDroppedPartitions(ctx, t)
 			return nil
 		}
 		co.log.Warnf("Table %s was dropped and created again, or truncated (all its tablets are new): it restarts as a new table. "+

@@ -10,7 +10,7 @@ import (
 // read. Doris itself silently starts detail and append_only reads at the first
 // retained change, so without this check an expired gap would go unnoticed.
 // now is the Doris time the window end was taken from, or nil to ask Doris.
-func (co *coordinator) guardExpiry(ctx context.Context, t *tableInfo, w window, now *doris.Timestamp) error {
+func (wr *windowReader) guardExpiry(ctx context.Context, t *tableInfo, w window, now *doris.Timestamp) error {
 	props, err := t.properties(ctx, false)
 	if err != nil || props.TTLSeconds <= 0 {
 		// Without the TTL no gap can be computed; the read itself still
@@ -18,7 +18,7 @@ func (co *coordinator) guardExpiry(ctx context.Context, t *tableInfo, w window, 
 		return nil
 	}
 	if now == nil {
-		ts, err := co.c.currentBound(ctx)
+		ts, err := wr.c.currentBound(ctx)
 		if err != nil {
 			return nil
 		}
@@ -36,17 +36,17 @@ func (co *coordinator) guardExpiry(ctx context.Context, t *tableInfo, w window, 
 		return nil
 	}
 	gapSeconds := (retainedFrom-startMs)/1000 + 1
-	co.m.expiredGaps.Incr(1, t.name.key)
-	lost := co.c.describeBound(doris.UTCWindowBound(retainedFrom))
+	wr.m.expiredGaps.Incr(1, t.name.key)
+	lost := wr.c.describeBound(doris.UTCWindowBound(retainedFrom))
 	msg := "binlog window [%s, %s) of %s starts before the oldest retained change: %d seconds of changes " +
 		"(committed from %s until %s) are gone because of binlog.ttl_seconds=%d. To recover: stop the pipeline, " +
 		"delete checkpoint key %s (and %s.bak) from cache %s or choose a new checkpoint_cache_key, and restart with " +
 		"scan_mode: initial for a fresh snapshot; consider raising binlog.ttl_seconds"
-	args := []any{w.start, w.end, t.name.key, gapSeconds, co.c.describeBound(w.start), lost, props.TTLSeconds,
-		co.conf.CheckpointKey, co.conf.CheckpointKey, co.conf.CheckpointCache}
-	if co.conf.OnExpired == "fail" || co.conf.IncrementType == "MIN_DELTA" {
+	args := []any{w.start, w.end, t.name.key, gapSeconds, wr.c.describeBound(w.start), lost, props.TTLSeconds,
+		wr.conf.CheckpointKey, wr.conf.CheckpointKey, wr.conf.CheckpointCache}
+	if wr.conf.OnExpired == "fail" || wr.conf.IncrementType == "MIN_DELTA" {
 		return fatalf(msg+" (binlog_on_expired: fail stops here)", args...)
 	}
-	co.log.Errorf(msg+" (binlog_on_expired: continue goes on from the first retained change)", args...)
+	wr.log.Errorf(msg+" (binlog_on_expired: continue goes on from the first retained change)", args...)
 	return nil
 }

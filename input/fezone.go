@@ -13,9 +13,9 @@ import (
 // time zone, to a UTC window bound once at start by asking the FE. A time in
 // a repeated hour means its first occurrence; a time the clocks skip is a
 // config error, since no instant is the one the user meant.
-func (co *coordinator) scanTimestampBound(ctx context.Context) (string, error) {
-	ts := co.conf.ScanTimestamp
-	lt, err := co.c.rest.ResolveLocalTime(ctx, ts)
+func (r *reader) scanTimestampBound(ctx context.Context, c *conn) (string, error) {
+	ts := r.conf.ScanTimestamp
+	lt, err := c.rest.ResolveLocalTime(ctx, ts)
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", doris.ScanTimestampField, err)
 	}
@@ -24,7 +24,7 @@ func (co *coordinator) scanTimestampBound(ctx context.Context) (string, error) {
 			"saving time; give a time before or after the gap", doris.ScanTimestampField, ts, lt.Zone)
 	}
 	bound := doris.UTCWindowBound(lt.EpochMs)
-	co.log.Infof("%s %s in the Doris FE time zone %s is %s %s", doris.ScanTimestampField, ts, lt.Zone, bound, windowZoneLabel)
+	r.log.Infof("%s %s in the Doris FE time zone %s is %s %s", doris.ScanTimestampField, ts, lt.Zone, bound, windowZoneLabel)
 	return bound, nil
 }
 

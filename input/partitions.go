@@ -51,10 +51,10 @@ func (t *tableInfo) droppedPartitions(ctx context.Context) []string {
 
 // warnDroppedPartitions reports each partition of t that disappeared since
 // the last discovery.
-func (co *coordinator) warnDroppedPartitions(ctx context.Context, t *tableInfo) {
+func (cat *catalog) warnDroppedPartitions(ctx context.Context, t *tableInfo) {
 	for _, p := range t.droppedPartitions(ctx) {
-		co.m.droppedPartitions.Incr(1, t.name.key)
-		co.log.Warnf("Partition %s of table %s was dropped (DROP PARTITION or dynamic partition expiry): Doris writes no change records for its rows, "+
+		cat.m.droppedPartitions.Incr(1, t.name.key)
+		cat.log.Warnf("Partition %s of table %s was dropped (DROP PARTITION or dynamic partition expiry): Doris writes no change records for its rows, "+
 			"so a downstream copy still holds them. Delete that partition's range downstream, or re-snapshot the table into a fresh target", p, t.name.key)
 	}
 }

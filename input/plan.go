@@ -85,7 +85,7 @@ func (co *coordinator) freshStart(ctx context.Context) (*checkpoint.State, error
 		}
 		st.Stream = &checkpoint.Window{Start: ts.Text}
 	case "from-timestamp":
-		start, err := co.scanTimestampBound(ctx)
+		start, err := co.r.scanTimestampBound(ctx, co.c)
 		if err != nil {
 			return nil, err
 		}

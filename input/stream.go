@@ -85,7 +85,7 @@ func (co *coordinator) nextWindow(ctx context.Context, lastTick time.Time) (time
 	}
 	tables := co.phaseTables(checkpoint.PhaseBinlog)
 	for _, t := range tables {
-		if err := co.guardExpiry(ctx, t, w, now); err != nil {
+		if err := co.wr.guardExpiry(ctx, t, w, now); err != nil {
 			return lastTick, err
 		}
 	}
