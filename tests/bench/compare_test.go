@@ -34,20 +34,7 @@ func TestCompareCPU(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Minute)
 	defer cancel()
 	s := startSim(t)
-	for _, st := range []string{"CREATE DATABASE IF NOT EXISTS " + benchDB, mixedDDL("mixed", false), mixedDDL("backlog", true)} {
-		if err := s.exec(ctx, st); err != nil {
-			t.Fatal(err)
-		}
-	}
-	measure(t, "seed mixed", func() error { return s.loadRange(ctx, "mixed", 0, snapshotRows, 0, appendMixedRow, nil) })
-	var scanFrom string
-	measure(t, "seed backlog", func() error {
-		var err error
-		if scanFrom, err = s.now(ctx); err != nil {
-			return err
-		}
-		return s.seedBacklog(ctx, "backlog")
-	})
+	scanFrom := seedMixedAndBacklog(t, ctx, s)
 	bins := []struct{ name, path string }{{"base", baseBin}, {"head", headBin}}
 	samples := map[string]*cpuSamples{"base": {}, "head": {}}
 	for round := range rounds {

@@ -22,20 +22,7 @@ func TestMultiTableBench(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
 	s := startSim(t)
-	for _, st := range []string{"CREATE DATABASE IF NOT EXISTS " + benchDB, mixedDDL("mixed", false), mixedDDL("backlog", true)} {
-		if err := s.exec(ctx, st); err != nil {
-			t.Fatal(err)
-		}
-	}
-	measure(t, "seed mixed", func() error { return s.loadRange(ctx, "mixed", 0, snapshotRows, 0, appendMixedRow, nil) })
-	var scanFrom string
-	measure(t, "seed backlog", func() error {
-		var err error
-		if scanFrom, err = s.now(ctx); err != nil {
-			return err
-		}
-		return s.seedBacklog(ctx, "backlog")
-	})
+	scanFrom := seedMixedAndBacklog(t, ctx, s)
 	var r results
 	measure(t, "binlog backlog", func() error {
 		var err error
@@ -59,4 +46,26 @@ func TestMultiTableBench(t *testing.T) {
 	}
 	fmt.Println()
 	fmt.Print(renderTable(append(rows, m.rows(r.backlogRate())...)))
+}
+
+// seedMixedAndBacklog creates and loads the mixed table of row a and the
+// backlog table of row d, and returns the scan_timestamp before the
+// backlog's first change.
+func seedMixedAndBacklog(t *testing.T, ctx context.Context, s *sim) string {
+	t.Helper()
+	for _, st := range []string{"CREATE DATABASE IF NOT EXISTS " + benchDB, mixedDDL("mixed", false), mixedDDL("backlog", true)} {
+		if err := s.exec(ctx, st); err != nil {
+			t.Fatal(err)
+		}
+	}
+	measure(t, "seed mixed", func() error { return s.loadRange(ctx, "mixed", 0, snapshotRows, 0, appendMixedRow, nil) })
+	var scanFrom string
+	measure(t, "seed backlog", func() error {
+		var err error
+		if scanFrom, err = s.now(ctx); err != nil {
+			return err
+		}
+		return s.seedBacklog(ctx, "backlog")
+	})
+	return scanFrom
 }
