@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rpconnect-doris/rpconnect-doris/tests/dorissim"
 	"github.com/rpconnect-doris/rpconnect-doris/tests/harness"
 )
 
@@ -39,11 +38,7 @@ func shippedMapping(t *testing.T) string {
 // TestDebeziumEnvelope runs the shipped envelope mapping: one envelope per
 // change, an update with both images.
 func TestDebeziumEnvelope(t *testing.T) {
-	srv := harness.StartSim(t, dorissim.Config{})
-	harness.Exec(t, srv, "CREATE DATABASE e2e")
-	harness.CreateTable(t, srv, "e2e", "t", harness.TableOpts{})
-	harness.Exec(t, srv, "INSERT INTO e2e.t VALUES (1, 'a', 1, 10.00)")
-	time.Sleep(1100 * time.Millisecond)
+	srv := simWithOneRow(t)
 	col := &harness.Collector{}
 	input := harness.InputYAML(srv, "e2e.t", "scan_mode: initial", "binlog_merge_updates: true")
 	harness.RunStream(t, harness.StreamConfig{Input: input, Resources: harness.MemoryCache, Processor: shippedMapping(t)}, col)

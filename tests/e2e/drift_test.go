@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rpconnect-doris/rpconnect-doris/tests/dorissim"
 	"github.com/rpconnect-doris/rpconnect-doris/tests/harness"
 )
 
@@ -55,11 +54,7 @@ func idOf(ev harness.Event) string { return string(ev.Row["id"].(json.Number)) }
 // written under, so the fingerprint changes on exactly the first event after
 // each change, and a new column's default shows in the rows written after.
 func TestSchemaDriftLive(t *testing.T) {
-	srv := harness.StartSim(t, dorissim.Config{})
-	harness.Exec(t, srv, "CREATE DATABASE e2e")
-	harness.CreateTable(t, srv, "e2e", "t", harness.TableOpts{})
-	harness.Exec(t, srv, "INSERT INTO e2e.t VALUES (1, 'a', 1, 10.00)")
-	time.Sleep(1100 * time.Millisecond)
+	srv := simWithOneRow(t)
 	col := &harness.Collector{}
 	harness.RunStream(t, harness.StreamConfig{Input: harness.InputYAML(srv, "e2e.t", "scan_mode: initial"), Resources: harness.MemoryCache}, col)
 	col.WaitFor(t, 30*time.Second, "the snapshot", func(evs []harness.Event) bool { return len(evs) >= 1 })
@@ -100,11 +95,7 @@ func TestSchemaDriftLive(t *testing.T) {
 // the schema must describe exactly that shape, be the new version's, and
 // differ from the one the first run attached.
 func TestSchemaDriftBacklogAcrossRestart(t *testing.T) {
-	srv := harness.StartSim(t, dorissim.Config{})
-	harness.Exec(t, srv, "CREATE DATABASE e2e")
-	harness.CreateTable(t, srv, "e2e", "t", harness.TableOpts{})
-	harness.Exec(t, srv, "INSERT INTO e2e.t VALUES (1, 'a', 1, 10.00)")
-	time.Sleep(1100 * time.Millisecond)
+	srv := simWithOneRow(t)
 	cache := harness.FileCache(t.TempDir())
 	in := harness.InputYAML(srv, "e2e.t", "scan_mode: initial")
 	first := &harness.Collector{}

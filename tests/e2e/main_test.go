@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rpconnect-doris/rpconnect-doris/tests/dorissim"
 	"github.com/rpconnect-doris/rpconnect-doris/tests/harness"
 )
 
@@ -33,3 +34,16 @@ func runWorkload(t *testing.T, w *harness.Workload, steps int) {
 }
 
 var cols = []string{"id", "name", "qty", "amount"}
+
+// simWithOneRow starts a simulator with table e2e.t holding row 1, committed
+// in a Doris second that has passed, so a snapshot taken now holds it and
+// the binlog after the snapshot does not.
+func simWithOneRow(t *testing.T) *dorissim.Server {
+	t.Helper()
+	srv := harness.StartSim(t, dorissim.Config{})
+	harness.Exec(t, srv, "CREATE DATABASE e2e")
+	harness.CreateTable(t, srv, "e2e", "t", harness.TableOpts{})
+	harness.Exec(t, srv, "INSERT INTO e2e.t VALUES (1, 'a', 1, 10.00)")
+	time.Sleep(1100 * time.Millisecond)
+	return srv
+}

@@ -8,7 +8,6 @@ import (
 
 	"github.com/redpanda-data/benthos/v4/public/service"
 
-	"github.com/rpconnect-doris/rpconnect-doris/tests/dorissim"
 	"github.com/rpconnect-doris/rpconnect-doris/tests/harness"
 )
 
@@ -16,11 +15,7 @@ import (
 // binlog message, and the Go type of each value as Bloblang and processors
 // see it.
 func TestMetadataKeysAndTypes(t *testing.T) {
-	srv := harness.StartSim(t, dorissim.Config{})
-	harness.Exec(t, srv, "CREATE DATABASE e2e")
-	harness.CreateTable(t, srv, "e2e", "t", harness.TableOpts{})
-	harness.Exec(t, srv, "INSERT INTO e2e.t VALUES (1, 'a', 1, 10.00)")
-	time.Sleep(1100 * time.Millisecond)
+	srv := simWithOneRow(t)
 	col := &harness.Collector{}
 	harness.RunStream(t, harness.StreamConfig{Input: harness.InputYAML(srv, "e2e.t", "scan_mode: initial"), Resources: harness.MemoryCache}, col)
 	col.WaitFor(t, 30*time.Second, "the snapshot", func(evs []harness.Event) bool { return len(evs) >= 1 })
