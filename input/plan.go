@@ -220,7 +220,7 @@ func (r *reader) nextWholeSecond(ctx context.Context, c *conn) (doris.Timestamp,
 	ts := first
 	for range 3 {
 		now := time.Now()
-		if err := waitFor(ctx, now.Truncate(time.Second).Add(time.Second+tickSlack).Sub(now)); err != nil {
+		if err := doris.Sleep(ctx, now.Truncate(time.Second).Add(time.Second+tickSlack).Sub(now)); err != nil {
 			return ts, err
 		}
 		if ts, err = c.currentBound(ctx); err != nil || compareWall(ts.Text, first.Text) > 0 {

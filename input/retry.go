@@ -1,29 +1,23 @@
 package input
 
 import (
-	"context"
-	"math/rand/v2"
 	"time"
 
 	"github.com/redpanda-data/benthos/v4/public/service"
 
+	"github.com/rpconnect-doris/rpconnect-doris/input/doris"
 	"github.com/rpconnect-doris/rpconnect-doris/input/flight"
 )
 
 // backoff grows from 1s to 30s with jitter, for errors that are not Doris's
 // own "retry this window" answers.
-type backoff struct{ cur time.Duration }
+type backoff struct{ attempt int }
 
 func newRetryBackoff() *backoff { return &backoff{} }
 
 func (b *backoff) next() time.Duration {
-	switch {
-	case b.cur == 0:
-		b.cur = time.Second
-	case b.cur < 30*time.Second:
-		b.cur = min(b.cur*2, 30*time.Second)
-	}
-	return b.cur/2 + rand.N(b.cur/2+1)
+	b.attempt++
+	return doris.Backoff(time.Second, 30*time.Second, b.attempt)
 }
 
 // windowRetry decides, per failed read of one window, how long to wait before
@@ -105,17 +99,5 @@ func (rt *windowRetry) logf(format string, args ...any) {
 func (rt *windowRetry) recovered() {
 	if rt.failures > 0 {
 		rt.log.Infof("Binlog window [%s, %s) of %s read after %d failed attempt(s)", rt.w.start, rt.w.end, rt.table, rt.failures)
-	}
-}
-
-// waitFor sleeps for d unless ctx ends first.
-func waitFor(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
 	}
 }

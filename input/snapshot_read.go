@@ -115,7 +115,7 @@ func (sr *splitReader) readWithRetry(ctx context.Context, t *tableInfo, sp doris
 		}
 		sr.log.Warnf("Snapshot split %s of %s (tablets %v) failed, re-reading it from its start (attempt %d of %d): %v",
 			sp.ID, t.name.key, sp.Tablets, attempt+1, sr.conf.Retries, err)
-		if err := waitFor(ctx, bo.next()); err != nil {
+		if err := doris.Sleep(ctx, bo.next()); err != nil {
 			return err
 		}
 	}

@@ -176,7 +176,7 @@ func (co *coordinator) nextWindowEnd(ctx context.Context, start string, lastTick
 	failing := false
 	for {
 		if wait := time.Until(nextTick(lastTick, co.conf.PollInterval)); wait > 0 {
-			if err := waitFor(ctx, wait); err != nil {
+			if err := doris.Sleep(ctx, wait); err != nil {
 				return doris.Timestamp{}, lastTick, err
 			}
 		}
@@ -191,7 +191,7 @@ func (co *coordinator) nextWindowEnd(ctx context.Context, start string, lastTick
 				co.log.Warnf("Reading the current Doris time failed, retrying with backoff: %v", err)
 				failing = true
 			}
-			if err := waitFor(ctx, bo.next()); err != nil {
+			if err := doris.Sleep(ctx, bo.next()); err != nil {
 				return doris.Timestamp{}, lastTick, err
 			}
 			continue

@@ -123,7 +123,7 @@ func (s *windowSource) run(ctx context.Context) {
 			s.err = ferr
 			return
 		}
-		if err := waitFor(ctx, wait); err != nil {
+		if err := doris.Sleep(ctx, wait); err != nil {
 			s.err = err
 			return
 		}

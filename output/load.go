@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"strconv"
 	"time"
+
+	"github.com/rpconnect-doris/rpconnect-doris/input/doris"
 )
 
 // loadStatePoll is how often an in-doubt label's state is asked for.
@@ -82,7 +84,7 @@ func (o *dorisLoad) waitLoadState(ctx context.Context, db, label string) (string
 		if time.Now().After(deadline) {
 			return "", fmt.Errorf("label %s still %s after %s", label, state, o.conf.stateWait)
 		}
-		if err := sleepCtx(ctx, loadStatePoll); err != nil {
+		if err := doris.Sleep(ctx, loadStatePoll); err != nil {
 			return "", err
 		}
 	}

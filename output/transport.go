@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/url"
@@ -116,7 +115,7 @@ func (t *transport) call(ctx context.Context, op, method, path string, h http.He
 	start := t.fes.Start()
 	for i := 0; i < t.retries; i++ {
 		if i > 0 {
-			if err := sleepCtx(ctx, jitter(t.backoffBase, t.backoffMax, i)); err != nil {
+			if err := doris.Sleep(ctx, doris.Backoff(t.backoffBase, t.backoffMax, i)); err != nil {
 				return nil, fmt.Errorf("%s: %w (last error: %w)", op, err, last)
 			}
 		}
@@ -215,29 +214,4 @@ func redact(u *url.URL) string {
 	c.User = nil
 	c.RawQuery = ""
 	return c.String()
-}
-
-// jitter is base doubled per retry, capped, then drawn from [d/2, d] so that
-// many writers do not return to a recovering FE in step.
-func jitter(base, maxD time.Duration, attempt int) time.Duration {
-	d := base
-	for i := 1; i < attempt && d < maxD; i++ {
-		d *= 2
-	}
-	d = min(d, maxD)
-	if d/2 <= 0 {
-		return d
-	}
-	return d/2 + rand.N(d/2+1)
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }

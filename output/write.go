@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/redpanda-data/benthos/v4/public/service"
+
+	"github.com/rpconnect-doris/rpconnect-doris/input/doris"
 )
 
 const (
@@ -43,7 +45,7 @@ func (o *dorisLoad) WriteBatch(ctx context.Context, batch service.MessageBatch) 
 			return err
 		}
 		o.log.Errorf("doris_load: attempt %d: %v; retrying in %s so that later changes do not overtake this batch", attempt, err, wait)
-		if serr := sleepCtx(ctx, wait); serr != nil {
+		if serr := doris.Sleep(ctx, wait); serr != nil {
 			return err
 		}
 		wait = min(2*wait, o.retryMax)

@@ -178,29 +178,6 @@ func (c *Client) withRetry(ctx context.Context, op string, fn func(ctx context.C
 }
 
 func (c *Client) sleep(ctx context.Context, attempt int) error {
-	d := backoff(c.backoffBase, c.backoffMax, attempt)
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
+	return Sleep(ctx, Backoff(c.backoffBase, c.backoffMax, attempt))
 }
 
-// backoff returns the wait before attempt (1-based retry number): base
-// doubling per retry, capped at max, jittered into [d/2, d] so that several
-// clients do not hammer a recovering FE in lockstep.
-func backoff(base, maxD time.Duration, attempt int) time.Duration {
-	d := base
-	for i := 1; i < attempt && d < maxD; i++ {
-		d *= 2
-	}
-	d = min(d, maxD)
-	half := d / 2
-	if half <= 0 {
-		return d
-	}
-	return half + rand.N(half+1)
-}

@@ -202,7 +202,7 @@ func TestTLS(t *testing.T) {
 func TestBackoffGrowsAndIsCapped(t *testing.T) {
 	base, maxD := 200*time.Millisecond, 5*time.Second
 	for attempt := 1; attempt < 12; attempt++ {
-		d := backoff(base, maxD, attempt)
+		d := Backoff(base, maxD, attempt)
 		ceiling := min(base<<(attempt-1), maxD)
 		if d < ceiling/2 || d > ceiling {
 			t.Fatalf("attempt %d: %s outside [%s, %s]", attempt, d, ceiling/2, ceiling)
