@@ -131,7 +131,7 @@ func BenchmarkBinlogMessage(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				if _, err := rc.binlogMessage(row, pos, window{}); err != nil {
+				if _, err := rc.binlogMessage(row, pos); err != nil {
 					b.Fatal(err)
 				}
 			}

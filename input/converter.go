@@ -54,10 +54,11 @@ type rowConverter struct {
 	// so a snapshot row costs no metadata work and a binlog row only its
 	// positional keys.
 	snapTmpl *service.Message
-	binTmpl  [4]*service.Message // per op code, for the window binWin
-	binWin   window
+	binTmpl  [4]*service.Message // per op code
 
-	windowKeys bool // debug_metadata: the window bounds on every binlog row
+	// debugWindow, with debug_metadata only, is the window whose bounds
+	// every binlog row carries. A converter serves one window's read.
+	debugWindow *window
 
 	// Every row of a transaction has the same TSO: its boxed metadata
 	// values are shared instead of allocated per row.
@@ -152,7 +153,7 @@ func (rc *rowConverter) binlogPos(row int) (checkpoint.Pos, error) {
 }
 
 // binlogMessage builds the message of the @incr row at pos.
-func (rc *rowConverter) binlogMessage(row int, pos checkpoint.Pos, w window) (*service.Message, error) {
+func (rc *rowConverter) binlogMessage(row int, pos checkpoint.Pos) (*service.Message, error) {
 	b, err := rc.body(row)
 	if err != nil {
 		return nil, err
@@ -160,7 +161,7 @@ func (rc *rowConverter) binlogMessage(row int, pos checkpoint.Pos, w window) (*s
 	if pos.Op < 0 || int(pos.Op) >= len(opNames) {
 		return nil, fmt.Errorf("binlog row %d of %s: operation %d out of range", row, rc.key, pos.Op)
 	}
-	base := rc.binlogTemplate(pos.Op, w)
+	base := rc.binlogTemplate(pos.Op)
 	if pos.TSO != rc.boxedTSO || rc.tsoValue == nil {
 		rc.boxedTSO, rc.tsoValue, rc.tsoMsVal = pos.TSO, pos.TSO, pos.TSO>>18
 		rc.txID = strconv.FormatInt(pos.TSO, 10)
@@ -203,11 +204,7 @@ func (rc *rowConverter) resetBinlogTemplates() {
 
 // binlogTemplate holds every binlog metadata key with the values shared by
 // the rows of one op code; the positional keys are placeholders.
-func (rc *rowConverter) binlogTemplate(op int8, w window) *service.Message {
-	if rc.windowKeys && rc.binWin != w {
-		rc.resetBinlogTemplates()
-		rc.binWin = w
-	}
+func (rc *rowConverter) binlogTemplate(op int8) *service.Message {
 	if t := rc.binTmpl[op]; t != nil {
 		return t
 	}
@@ -217,7 +214,7 @@ func (rc *rowConverter) binlogTemplate(op int8, w window) *service.Message {
 	t.MetaSetMut(metaCommitTS, int64(0))
 	t.MetaSetMut(metaSourceTS, int64(0))
 	t.MetaSetMut(metaTransactionID, "")
-	if rc.windowKeys {
+	if w := rc.debugWindow; w != nil {
 		t.MetaSetMut(metaWindowStart, w.start)
 		t.MetaSetMut(metaWindowEnd, w.end)
 	}

@@ -77,7 +77,7 @@ func TestBinlogMessageMetadata(t *testing.T) {
 		if pos.Op != int8(row%4) || pos.LSN != int64(row%4) {
 			t.Fatalf("row %d: pos %+v", row, pos)
 		}
-		msg, err := rc.binlogMessage(row, pos, window{})
+		msg, err := rc.binlogMessage(row, pos)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -109,17 +109,21 @@ func TestBulkTransactionMessagesKeepTheirOwnKeys(t *testing.T) {
 	rowsA := 4 * txTemplateRows
 	var msgs []*service.Message
 	var poss []checkpoint.Pos
+	fromTemplate := 0
 	for row := range rowsA + 4 {
 		pos := checkpoint.Pos{TSO: tsoA, Table: "shop.orders", LSN: int64(row), Op: int8(row % 2 * 3)} // insert, update_after
 		if row >= rowsA {
 			pos.TSO = tsoB
 		}
-		had := rc.txTmpl[pos.Op] != nil
-		msg, err := rc.binlogMessage(row, pos, window{})
+		had := rc.txTmpl[pos.Op] != nil && rc.boxedTSO == pos.TSO // this row copies it
+		msg, err := rc.binlogMessage(row, pos)
 		if err != nil {
 			t.Fatal(err)
 		}
 		msgs, poss = append(msgs, msg), append(poss, pos)
+		if had {
+			fromTemplate++
+		}
 		if !had && rc.txTmpl[pos.Op] != nil {
 			// The row that built the template; a processor writes to it
 			// while later rows are built.
@@ -131,14 +135,10 @@ func TestBulkTransactionMessagesKeepTheirOwnKeys(t *testing.T) {
 	if rc.txTmpl[0] != nil || rc.txTmpl[3] != nil {
 		t.Fatalf("the first transaction's templates outlived its TSO")
 	}
-	fromTemplate := 0
 	for i, msg := range msgs {
 		pos := poss[i]
 		if pos.TSO == -1 {
 			continue
-		}
-		if pos.TSO == tsoA && i >= 2*txTemplateRows {
-			fromTemplate++
 		}
 		want := map[string]any{
 			metaOperation: opNames[pos.Op], metaTSO: pos.TSO, metaLSN: pos.LSN, metaCommitTS: pos.TSO >> 18,
@@ -150,8 +150,10 @@ func TestBulkTransactionMessagesKeepTheirOwnKeys(t *testing.T) {
 			}
 		}
 	}
-	if fromTemplate == 0 {
-		t.Fatal("no message came from a per-transaction template")
+	// Each op reached txTemplateRows after 2*txTemplateRows rows of tsoA;
+	// the rest of tsoA's rows come from its template.
+	if want := rowsA - 2*txTemplateRows; fromTemplate != want {
+		t.Fatalf("%d messages came from a per-transaction template, want %d", fromTemplate, want)
 	}
 }
 
@@ -159,7 +161,7 @@ func TestBinlogMessageRejectsUnknownOp(t *testing.T) {
 	rc, rec := benchConverter(t, true)
 	defer rec.Release()
 	for _, op := range []int8{-1, 4} {
-		if _, err := rc.binlogMessage(0, checkpoint.Pos{TSO: 1, Table: "shop.orders", Op: op}, window{}); err == nil {
+		if _, err := rc.binlogMessage(0, checkpoint.Pos{TSO: 1, Table: "shop.orders", Op: op}); err == nil {
 			t.Errorf("op %d accepted", op)
 		}
 	}

@@ -41,9 +41,9 @@ func convWorkers(tables int) int {
 	return max(min(runtime.GOMAXPROCS(0), 4)/max(tables, 1), 1)
 }
 
-// newConvPool starts workers that convert the rows of window w after skip
+// newConvPool starts workers that convert the rows of one window after skip
 // (the last row delivered before this read; nil for none).
-func newConvPool(newRC func() *rowConverter, workers int, w window, skip *checkpoint.Pos) *convPool {
+func newConvPool(newRC func() *rowConverter, workers int, skip *checkpoint.Pos) *convPool {
 	n := workers
 	p := &convPool{jobs: make(chan *convJob, 2*n)}
 	for range n {
@@ -52,7 +52,7 @@ func newConvPool(newRC func() *rowConverter, workers int, w window, skip *checkp
 			defer p.wg.Done()
 			rc := newRC()
 			for job := range p.jobs {
-				res := convertBinlog(rc, job.rec, w, skip)
+				res := convertBinlog(rc, job.rec, skip)
 				job.rec.Release()
 				job.res <- res
 			}
@@ -76,7 +76,7 @@ func (p *convPool) close() {
 	p.wg.Wait()
 }
 
-func convertBinlog(rc *rowConverter, rec arrow.RecordBatch, w window, skip *checkpoint.Pos) convResult {
+func convertBinlog(rc *rowConverter, rec arrow.RecordBatch, skip *checkpoint.Pos) convResult {
 	if err := rc.bind(rec); err != nil {
 		return convResult{err: err}
 	}
@@ -90,7 +90,7 @@ func convertBinlog(rc *rowConverter, rec arrow.RecordBatch, w window, skip *chec
 		if skip != nil && !skip.Less(pos) {
 			continue // delivered before a restart or retry
 		}
-		msg, err := rc.binlogMessage(i, pos, w)
+		msg, err := rc.binlogMessage(i, pos)
 		if err != nil {
 			return convResult{err: err}
 		}

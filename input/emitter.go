@@ -28,9 +28,7 @@ type emitter struct {
 func (e *emitter) emit(ctx context.Context, msgs []*service.Message, change func(*checkpoint.State)) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if change != nil {
-		change(e.progress)
-	}
+	change(e.progress)
 	batch, err := e.process(ctx, msgs)
 	if err != nil {
 		return err

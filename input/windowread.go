@@ -149,13 +149,14 @@ func (s *windowSource) read(ctx context.Context) (err error) {
 	defer cancel()
 	name := s.t.name
 	opts := rowjson.Options{Binlog: true, DatetimePrecision: s.t.datetimePrecision()}
-	windowKeys := s.wr.conf.DebugMetadata
 	resolve := func(rs *arrow.Schema) (*schemameta.Meta, error) { return s.t.schemaFor(ctx, s.wr.conf.ReadFields, rs) }
 	pool := newConvPool(func() *rowConverter {
 		rc := newRowConverter(name, opts, resolve)
-		rc.windowKeys = windowKeys
+		if s.wr.conf.DebugMetadata {
+			rc.debugWindow = &s.w
+		}
 		return rc
-	}, convWorkers(s.tables), s.w, s.skip)
+	}, convWorkers(s.tables), s.skip)
 	defer pool.close()
 	var queue []*convJob
 	pairs := s.newPairer()

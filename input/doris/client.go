@@ -180,4 +180,3 @@ func (c *Client) withRetry(ctx context.Context, op string, fn func(ctx context.C
 func (c *Client) sleep(ctx context.Context, attempt int) error {
 	return Sleep(ctx, Backoff(c.backoffBase, c.backoffMax, attempt))
 }
-
