@@ -84,13 +84,8 @@ func (co *coordinator) nextWindow(ctx context.Context, lastTick time.Time) (time
 		}
 	}
 	tables := co.phaseTables(checkpoint.PhaseBinlog)
-	for _, t := range tables {
-		if err := co.wr.guardExpiry(ctx, t, w, now); err != nil {
-			return lastTick, err
-		}
-	}
 	began := time.Now()
-	dropped, err := co.wr.read(ctx, tables, w, cur.Last, func(st *checkpoint.State, last checkpoint.Pos) {
+	dropped, err := co.wr.read(ctx, tables, w, now, cur.Last, func(st *checkpoint.State, last checkpoint.Pos) {
 		st.Stream = &checkpoint.Window{Start: w.start, End: w.end, Last: &last}
 	})
 	if err != nil {
@@ -123,7 +118,7 @@ func (co *coordinator) catchUp(ctx context.Context) error {
 		}
 		w := window{start: own.Start, end: own.End}
 		co.log.Infof("Table %s catches up on its binlog [%s, %s) before joining the shared windows", key, w.start, w.end)
-		dropped, err := co.wr.read(ctx, []*tableInfo{t}, w, own.Last, func(st *checkpoint.State, last checkpoint.Pos) {
+		dropped, err := co.wr.read(ctx, []*tableInfo{t}, w, nil, own.Last, func(st *checkpoint.State, last checkpoint.Pos) {
 			if ts := st.Tables[key]; ts != nil {
 				ts.CatchUp = &checkpoint.Window{Start: w.start, End: w.end, Last: &last}
 			}

@@ -37,8 +37,16 @@ func newWindowReader(co *coordinator) *windowReader {
 // batch's position is what place makes of its last row. A table found
 // dropped is returned, its rows so far delivered; any other failure of one
 // table retries that table's query, never the others and never skipping.
-func (wr *windowReader) read(ctx context.Context, tables []*tableInfo, w window, skip *checkpoint.Pos,
+// Every read, of the shared chain or of a table's catch-up, is first
+// checked against the tables' binlog retention (guardExpiry); now is the
+// Doris time w's end came from, or nil to ask Doris.
+func (wr *windowReader) read(ctx context.Context, tables []*tableInfo, w window, now *doris.Timestamp, skip *checkpoint.Pos,
 	place func(*checkpoint.State, checkpoint.Pos)) (dropped []string, err error) {
+	for _, t := range tables {
+		if err := wr.guardExpiry(ctx, t, w, now); err != nil {
+			return nil, err
+		}
+	}
 	wr.log.Debugf("Reading binlog window [%s, %s) of %d table(s)", w.start, w.end, len(tables))
 	rctx, cancel := context.WithCancel(ctx)
 	defer cancel()

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -121,5 +122,39 @@ func TestExpiredWindowFail(t *testing.T) {
 	}
 	if ts := st.Tables[db+".expiry_fail"]; ts == nil || ts.Phase != "binlog" || st.Stream == nil || st.Stream.Start != start || st.Stream.Last != nil {
 		t.Fatalf("checkpoint moved past the expired window: %+v, want window start %s", st, start)
+	}
+}
+
+// TestExpiredCatchUpWindow resumes a table that was still catching up on its
+// own binlog, from a start whose changes have expired since: the catch-up
+// read is checked against binlog.ttl_seconds like a window of the shared
+// chain, so the gap is logged and counted instead of Doris silently starting
+// at its first retained change.
+func TestExpiredCatchUpWindow(t *testing.T) {
+	srv := harness.StartSim(t, dorissim.Config{})
+	began := time.Now()
+	start, w := expiredStart(t, srv, "expiry_catchup")
+	key := db + ".expiry_catchup"
+	st := checkpoint.New()
+	st.Stream = &checkpoint.Window{Start: harness.Now(t, srv)} // the simulator's zone is UTC
+	st.Tables[key] = &checkpoint.Table{Phase: checkpoint.PhaseCatchUp, Start: start, CatchUp: &checkpoint.Window{Start: start}}
+	b, err := checkpoint.Encode(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "doris_binlog_"+db+"_expiry_catchup"), b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f := newFixture(t, srv, "expiry_catchup", w, &harness.Collector{})
+	m := &harness.MetricsCapture{}
+	in := harness.InputYAML(srv, key, "scan_mode: latest", "batch_size: 50")
+	harness.RunStream(t, harness.StreamConfig{Input: in, Resources: harness.FileCache(dir), Logs: f.logs, Metrics: m}, f.col)
+	assertGapLogged(t, f.logs, time.Since(began))
+	if line := f.logs.Lines(slog.LevelError, "seconds of changes")[0].Text; !strings.Contains(line, key) {
+		t.Fatalf("expiry error does not name %s: %s", key, line)
+	}
+	if n := m.Counter("doris_binlog_expired_gaps_total"); n != 1 {
+		t.Fatalf("doris_binlog_expired_gaps_total = %d, want 1", n)
 	}
 }
