@@ -90,6 +90,7 @@ func (co *coordinator) produce(ctx context.Context, run *delivery.Run[*checkpoin
 	// starts its own, and must not be started twice.
 	co.startPendingSnapshots(ctx)
 	if err := co.applyResumeChanges(ctx); err != nil {
+		co.stopSnapshots(cancel, err)
 		return run.Settle(err)
 	}
 	co.refreshTableGauges()
@@ -100,11 +101,22 @@ func (co *coordinator) produce(ctx context.Context, run *delivery.Run[*checkpoin
 		}
 		return run.WaitUnacked(ctx)
 	}
-	err = co.runStream(ctx)
+	if err = co.runStream(ctx); err != nil {
+		co.stopSnapshots(cancel, err)
+	}
 	if cause := context.Cause(ctx); cause != nil {
 		err = cause
 	}
 	return run.Settle(err)
+}
+
+// stopSnapshots ends the snapshots still running (of tables that joined
+// late) when the run fails for another reason, so that the failure ends the
+// run now rather than when they finish; a snapshot's own earlier failure
+// stays the cause.
+func (co *coordinator) stopSnapshots(cancel context.CancelCauseFunc, err error) {
+	cancel(err)
+	co.snapWG.Wait()
 }
 
 func (co *coordinator) newBatcher() (*service.Batcher, error) {
@@ -234,6 +246,18 @@ func (co *coordinator) clearSkipped(key string) {
 	delete(co.skipped, key)
 }
 
+// forgetUnlistedSkipped drops skipped tables that are no longer listed, so
+// that doris_binlog_tables{state="skipped"} counts tables that still exist.
+func (co *coordinator) forgetUnlistedSkipped(listed map[string]bool) {
+	co.mu.Lock()
+	defer co.mu.Unlock()
+	for key := range co.skipped {
+		if !listed[key] {
+			delete(co.skipped, key)
+		}
+	}
+}
+
 // refreshTableGauges counts the tables per state for doris_binlog_tables,
 // and sizes the session pool to what the tables use at once.
 func (co *coordinator) refreshTableGauges() {
@@ -250,11 +274,7 @@ func (co *coordinator) refreshTableGauges() {
 			}
 		}
 	}
-	if co.em != nil {
-		co.em.view(count)
-	} else {
-		count(co.start)
-	}
+	co.em.view(count)
 	co.mu.Lock()
 	counts["skipped"] = int64(len(co.skipped))
 	co.mu.Unlock()
