@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/redpanda-data/benthos/v4/public/service"
 
@@ -92,7 +93,7 @@ func selectedTableProblems(ctx context.Context, co *coordinator) []error {
 		}
 	} else {
 		for _, want := range sel.fixed {
-			if !containsTable(found, want) {
+			if !slices.Contains(found, want) {
 				problems = append(problems, fmt.Errorf("table %s does not exist", want.key))
 			}
 		}
@@ -107,13 +108,4 @@ func selectedTableProblems(ctx context.Context, co *coordinator) []error {
 		}
 	}
 	return problems
-}
-
-func containsTable(ts []tableName, t tableName) bool {
-	for _, x := range ts {
-		if x == t {
-			return true
-		}
-	}
-	return false
 }

@@ -42,15 +42,17 @@ func (co *coordinator) discover(ctx context.Context) error {
 			return err
 		}
 	}
+	co.forgetUnlistedSkipped(listed)
+	var gone []string
 	for _, key := range co.followedKeys() {
 		if !listed[key] {
-			co.log.Warnf("Table %s was dropped: it leaves the stream and the checkpoint", key)
-			if err := co.removeTable(ctx, key); err != nil {
-				return err
-			}
-			d.removed = append(d.removed, key)
+			gone = append(gone, key)
 		}
 	}
+	if err := co.dropTables(ctx, gone); err != nil {
+		return err
+	}
+	d.removed = append(d.removed, gone...)
 	co.refreshTableGauges()
 	if d.changed() {
 		co.log.Infof("Table discovery: %s", &d)

@@ -156,8 +156,8 @@ func (r *reader) endRun(run *delivery.Run[*checkpoint.State]) error {
 	case errors.Is(err, context.Canceled):
 		return service.ErrNotConnected
 	}
-	if fe := r.noteFatal(err); isFatal(fe) {
-		return fe
+	if isFatal(r.noteFatal(err)) {
+		return err
 	}
 	r.log.Warnf("Reading stopped, reconnecting: %v", err)
 	return service.ErrNotConnected

@@ -13,8 +13,6 @@ import (
 // own "retry this window" answers.
 type backoff struct{ attempt int }
 
-func newRetryBackoff() *backoff { return &backoff{} }
-
 func (b *backoff) next() time.Duration {
 	b.attempt++
 	return doris.Backoff(time.Second, 30*time.Second, b.attempt)

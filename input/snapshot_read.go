@@ -104,7 +104,7 @@ func (sr *splitReader) start(ctx context.Context, t *tableInfo, todo []doris.Spl
 // readWithRetry re-reads a failed split from its start: rows already
 // emitted from the failed attempt may be delivered twice, rows are never lost.
 func (sr *splitReader) readWithRetry(ctx context.Context, t *tableInfo, sp doris.Split, out chan<- snapChunk) error {
-	bo := newRetryBackoff()
+	var bo backoff
 	for attempt := 1; ; attempt++ {
 		err := sr.read(ctx, t, sp, out)
 		if err == nil || ctx.Err() != nil {

@@ -9,14 +9,11 @@ import (
 // Config field names: the Doris connector option minus its `source.`/`doris.`
 // prefix, with `.` and `-` turned into `_`.
 const (
-	fieldFENodes                   = doris.FieldFENodes
 	fieldTableIdentifier           = "table_identifier"
 	fieldTables                    = "tables"
 	fieldInclude                   = "include"
 	fieldExclude                   = "exclude"
 	fieldDiscoveryInterval         = "table_discovery_interval"
-	fieldUsername                  = doris.FieldUsername
-	fieldPassword                  = doris.FieldPassword
 	fieldJDBCURL                   = "jdbc_url"
 	fieldScanMode                  = "scan_mode"
 	fieldScanTimestamp             = "scan_timestamp"
@@ -43,7 +40,6 @@ const (
 	fieldConnectTimeout            = "request_connect_timeout"
 	fieldReadTimeout               = "request_read_timeout"
 	fieldDebugMetadata             = "debug_metadata"
-	fieldTLS                       = doris.FieldTLS
 	fieldCheckpointCache           = "checkpoint_cache"
 	fieldCheckpointKey             = "checkpoint_cache_key"
 	fieldCheckpointLimit           = "checkpoint_limit"

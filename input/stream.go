@@ -150,7 +150,7 @@ func (co *coordinator) catchUp(ctx context.Context) error {
 	return nil
 }
 
-// dropTables removes tables whose window read found them gone.
+// dropTables removes tables found gone, by a window read or a discovery.
 func (co *coordinator) dropTables(ctx context.Context, keys []string) error {
 	for _, key := range keys {
 		co.log.Warnf("Table %s was dropped: it leaves the stream and the checkpoint", key)
@@ -167,7 +167,7 @@ func (co *coordinator) dropTables(ctx context.Context, keys []string) error {
 // nextWindowEnd waits for the next poll tick and returns the current Doris
 // time (a UTC bound from /api/tso) once it has moved past start.
 func (co *coordinator) nextWindowEnd(ctx context.Context, start string, lastTick time.Time) (doris.Timestamp, time.Time, error) {
-	bo := newRetryBackoff()
+	var bo backoff
 	failing := false
 	for {
 		if wait := time.Until(nextTick(lastTick, co.conf.PollInterval)); wait > 0 {
