@@ -2,6 +2,7 @@ package input
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -14,17 +15,15 @@ import (
 // a repeated hour means its first occurrence; a time the clocks skip is a
 // config error, since no instant is the one the user meant.
 func (r *reader) scanTimestampBound(ctx context.Context, c *conn) (string, error) {
-	ts := r.conf.ScanTimestamp
-	lt, err := c.rest.ResolveLocalTime(ctx, ts)
-	if err != nil {
-		return "", fmt.Errorf("%s: %w", doris.ScanTimestampField, err)
+	lt, err := c.rest.ResolveScanTimestamp(ctx, r.conf.ScanTimestamp)
+	if skipped := (*doris.SkippedTimeError)(nil); errors.As(err, &skipped) {
+		return "", fatalf("%v", err)
 	}
-	if !lt.Exists {
-		return "", fatalf("%s %q does not exist in the Doris FE time zone %s: the clocks skip it for daylight "+
-			"saving time; give a time before or after the gap", doris.ScanTimestampField, ts, lt.Zone)
+	if err != nil {
+		return "", err
 	}
 	bound := doris.UTCWindowBound(lt.EpochMs)
-	r.log.Infof("%s %s in the Doris FE time zone %s is %s %s", doris.ScanTimestampField, ts, lt.Zone, bound, windowZoneLabel)
+	r.log.Infof("%s %s in the Doris FE time zone %s is %s %s", doris.ScanTimestampField, lt.Text, lt.Zone, bound, windowZoneLabel)
 	return bound, nil
 }
 

@@ -79,21 +79,29 @@ func ParseLocalTimeResult(ts string, res *StatementResult) (LocalTime, error) {
 	return LocalTime{Text: ts, Zone: zone, EpochMs: sec * 1000, Exists: wall == ts}, nil
 }
 
-// ResolveScanTimestamp converts the configured scan_timestamp, a wall-clock
-// time in the FE's time zone, to epoch ms once at start. A time in a
-// repeated hour means its first occurrence (changes are re-read rather than
-// skipped); a time that does not exist is a config error.
-func (c *Client) ResolveScanTimestamp(ctx context.Context, ts string) (int64, error) {
+// ResolveScanTimestamp resolves the configured scan_timestamp, a wall-clock
+// time in the FE's time zone, once at start. A time in a repeated hour means
+// its first occurrence (changes are re-read rather than skipped); a time
+// that does not exist is a *SkippedTimeError, a config error.
+func (c *Client) ResolveScanTimestamp(ctx context.Context, ts string) (LocalTime, error) {
 	if err := ValidateTimestamp(ts); err != nil {
-		return 0, fmt.Errorf("%s: %w", ScanTimestampField, err)
+		return LocalTime{}, fmt.Errorf("%s: %w", ScanTimestampField, err)
 	}
 	lt, err := c.ResolveLocalTime(ctx, ts)
 	switch {
 	case err != nil:
-		return 0, fmt.Errorf("%s: %w", ScanTimestampField, err)
+		return LocalTime{}, fmt.Errorf("%s: %w", ScanTimestampField, err)
 	case !lt.Exists:
-		return 0, fmt.Errorf("%s %q does not exist in the Doris FE time zone %s: the clocks skip it for daylight "+
-			"saving time; give a time before or after the gap", ScanTimestampField, ts, lt.Zone)
+		return LocalTime{}, &SkippedTimeError{Field: ScanTimestampField, Time: ts, Zone: lt.Zone}
 	}
-	return lt.EpochMs, nil
+	return lt, nil
+}
+
+// SkippedTimeError is a configured wall-clock time that the FE's zone skips
+// (a daylight-saving gap): no instant is the one the user meant.
+type SkippedTimeError struct{ Field, Time, Zone string }
+
+func (e *SkippedTimeError) Error() string {
+	return fmt.Sprintf("%s %q does not exist in the Doris FE time zone %s: the clocks skip it for daylight "+
+		"saving time; give a time before or after the gap", e.Field, e.Time, e.Zone)
 }

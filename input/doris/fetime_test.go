@@ -41,7 +41,8 @@ func TestResolveScanTimestampAtTransitions(t *testing.T) {
 		if err := s.Exec(testCtx(t), "SET GLOBAL time_zone = '"+tc.zone+"'"); err != nil {
 			t.Fatal(err)
 		}
-		ms, err := c.ResolveScanTimestamp(testCtx(t), tc.ts)
+		lt, err := c.ResolveScanTimestamp(testCtx(t), tc.ts)
+		ms := lt.EpochMs
 		if tc.want.IsZero() {
 			if err == nil || !strings.HasPrefix(err.Error(), `scan_timestamp "`+tc.ts+`" does not exist in the Doris FE time zone `+tc.zone) {
 				t.Errorf("%s in %s: %d, %v; want a gap error naming scan_timestamp", tc.ts, tc.zone, ms, err)
