@@ -105,7 +105,10 @@ func (c *conn) dialFlight(ctx context.Context) (*flight.Client, error) {
 		return nil, err
 	}
 	addr := net.JoinHostPort(c.rest.Host(), strconv.Itoa(port))
-	fc, err := flight.Dial(ctx, flight.Config{
+	// Every session, for snapshot reads and @incr windows alike, runs in
+	// UTC: window bounds are UTC, and zoned Arrow timestamps then carry
+	// +00:00. DialUTC checks that the FE took it.
+	fc, err := flight.DialUTC(ctx, flight.Config{
 		Addr:           addr,
 		Username:       c.conf.Username,
 		Password:       c.conf.Password,
@@ -113,13 +116,6 @@ func (c *conn) dialFlight(ctx context.Context) (*flight.Client, error) {
 		ConnectTimeout: c.conf.ConnectTimeout,
 	})
 	if err != nil {
-		return nil, err
-	}
-	// Every session, for snapshot reads and @incr windows alike, runs in
-	// UTC: window bounds are UTC, and zoned Arrow timestamps then carry
-	// +00:00. UseUTC checks that the FE took it.
-	if err := fc.UseUTC(ctx); err != nil {
-		_ = fc.Close()
 		return nil, err
 	}
 	if c.conf.ExecMemLimit > 0 {

@@ -109,17 +109,18 @@ func (s *State) Clone() *State {
 		return nil
 	}
 	cp := *s
-	cp.Stream = s.Stream.clone()
+	cp.Stream = s.Stream.Clone()
 	cp.Tables = make(map[string]*Table, len(s.Tables))
 	for name, t := range s.Tables {
 		tc := *t
-		tc.CatchUp = t.CatchUp.clone()
+		tc.CatchUp = t.CatchUp.Clone()
 		cp.Tables[name] = &tc
 	}
 	return &cp
 }
 
-func (w *Window) clone() *Window {
+// Clone returns a copy of w that shares nothing mutable.
+func (w *Window) Clone() *Window {
 	if w == nil {
 		return nil
 	}
@@ -128,10 +129,7 @@ func (w *Window) clone() *Window {
 		last := *w.Last
 		cp.Last = &last
 	}
-	cp.Planned = append([]string(nil), w.Planned...)
-	if len(cp.Planned) == 0 {
-		cp.Planned = nil
-	}
+	cp.Planned = append([]string(nil), w.Planned...) // nil when empty
 	return &cp
 }
 
@@ -233,6 +231,3 @@ func strictUnmarshal(b []byte, v any) error {
 	}
 	return nil
 }
-
-// Clone returns a copy of w that shares nothing mutable.
-func (w *Window) Clone() *Window { return w.clone() }

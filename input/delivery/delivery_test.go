@@ -142,7 +142,11 @@ func TestEmptyEmitWaitsForEarlierBatches(t *testing.T) {
 	})
 	defer r.Stop()
 	got := collect(t, r, 1)
-	<-emitted
+	select {
+	case <-emitted:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the empty Emit did not return within 5s")
+	}
 	if s := sv.list(); len(s) != 0 {
 		t.Fatalf("saved %v before the batch was acked", s)
 	}

@@ -18,9 +18,6 @@ func NewFERotation(fes []string) *FERotation {
 	return &FERotation{fes: append([]string(nil), fes...)}
 }
 
-// Len is how many FEs there are.
-func (r *FERotation) Len() int { return len(r.fes) }
-
 // Start is where a call begins: the FE that last answered.
 func (r *FERotation) Start() int {
 	r.mu.Lock()

@@ -28,18 +28,30 @@ func TestUTCWindowBound(t *testing.T) {
 	}
 }
 
-// TestUTCWindowBoundsAcrossFallBack walks second by second over the New
-// York fall-back: the bounds strictly increase, where the FE's wall clock
-// repeats an hour.
+// TestUTCWindowBoundsAcrossFallBack walks half-second steps over the New
+// York fall-back: the FE's wall clock goes back an hour there, the bounds
+// (UTC wall times) never go back.
 func TestUTCWindowBoundsAcrossFallBack(t *testing.T) {
+	ny, err := time.LoadLocation("America/New_York")
+	if err != nil {
+		t.Fatal(err)
+	}
 	start := time.Date(2026, 11, 1, 5, 59, 55, 0, time.UTC).UnixMilli()
-	prev := ""
+	prev, prevWall, wallWentBack := "", "", false
 	for ms := start; ms < start+10_000; ms += 500 {
 		b := UTCWindowBound(ms)
+		if want := time.UnixMilli(ms).UTC().Format(time.DateTime); b != want {
+			t.Fatalf("UTCWindowBound(%d) = %s, want %s", ms, b, want)
+		}
 		if b < prev {
 			t.Fatalf("bound %s after %s", b, prev)
 		}
-		prev = b
+		wall := time.UnixMilli(ms).In(ny).Format(time.DateTime)
+		wallWentBack = wallWentBack || wall < prevWall
+		prev, prevWall = b, wall
+	}
+	if !wallWentBack {
+		t.Fatal("the walk did not cross the fall-back: the New York wall clock never went back")
 	}
 }
 
