@@ -213,12 +213,13 @@ func TestRefusedConnectionsAreRetried(t *testing.T) {
 
 func TestConfigErrors(t *testing.T) {
 	cases := map[string]string{
-		"jdbc_url: http://fe:9030\ntable: ops.cp":                    "jdbc_url",
-		"jdbc_url: jdbc:mysql://fe1:9030,fe2:9030\ntable: ops.cp":    "one host",
-		"jdbc_url: jdbc:mysql://fe:99999\ntable: ops.cp":             "jdbc_url",
-		"jdbc_url: jdbc:mysql://fe\ntable: ops.cp":                   "missing port",
-		"jdbc_url: jdbc:mysql://fe:9030\ntable: cp":                  "db.table",
-		"jdbc_url: jdbc:mysql://fe:9030?password=hunter2\ntable: cp": "db.table",
+		"jdbc_url: http://fe:9030\ntable: ops.cp":                         "jdbc_url",
+		"jdbc_url: jdbc:mysql://fe1:9030,fe2:9030\ntable: ops.cp":         "one host",
+		"jdbc_url: jdbc:mysql://fe:99999\ntable: ops.cp":                  "jdbc_url",
+		"jdbc_url: jdbc:mysql://fe\ntable: ops.cp":                        "missing port",
+		"jdbc_url: jdbc:mysql://fe:9030\ntable: cp":                       "db.table",
+		"jdbc_url: jdbc:mysql://fe:9030?password=hunter2\ntable: cp":      "db.table",
+		"jdbc_url: jdbc:mysql://fe:99999?password=hunter2\ntable: ops.cp": "jdbc_url",
 	}
 	for yaml, want := range cases {
 		pc, err := cache.Spec().ParseYAML(yaml, nil)

@@ -40,11 +40,12 @@ func TestConfigErrorsNameTheField(t *testing.T) {
 			t.Errorf("%q: error %v, want %q", extra, err, want)
 		}
 	}
-	if _, err := Spec().ParseYAML("fenodes: nope\nusername: root\ntable_identifier: db.t\n", nil); err == nil {
-		pc, _ := Spec().ParseYAML("fenodes: nope\nusername: root\ntable_identifier: db.t\n", nil)
-		if _, err := parseConfig(pc); err == nil || !strings.Contains(err.Error(), "fenodes entry") {
-			t.Errorf("bad fenodes: %v", err)
-		}
+	pc, err := Spec().ParseYAML("fenodes: nope\nusername: root\ntable_identifier: db.t\n", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := parseConfig(pc); err == nil || !strings.Contains(err.Error(), "fenodes entry") {
+		t.Errorf("bad fenodes: %v", err)
 	}
 }
 

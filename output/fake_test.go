@@ -40,12 +40,11 @@ type fakeTxn struct {
 }
 
 type fakeLoad struct {
-	Path    string
-	Header  http.Header
-	Body    string
-	AuthOK  bool
-	Expect  string
-	Visited string // "fe" then "be"
+	Path   string
+	Header http.Header
+	Body   string
+	AuthOK bool
+	Expect string
 }
 
 func newFakeDoris(t *testing.T) *fakeDoris {

@@ -17,7 +17,6 @@ const loadStatePoll = 300 * time.Millisecond
 // loaded is the result of one target's load.
 type loaded struct {
 	part  *part
-	label string
 	txnID int64 // pre-committed transaction, 0 when unknown
 	// precommitted: the rows wait for a commit (two_phase_commit).
 	precommitted bool
@@ -42,10 +41,10 @@ func (o *dorisLoad) loadPart(ctx context.Context, p *part) (*loaded, error) {
 		switch resp.classify() {
 		case outcomeLoaded:
 			o.log.Debugf("doris_load: loaded %d rows into %s under label %s (txn %d)", p.rows, p.target, p.label, resp.TxnID)
-			return &loaded{part: p, label: p.label, txnID: resp.TxnID, precommitted: o.conf.twoPC}, nil
+			return &loaded{part: p, txnID: resp.TxnID, precommitted: o.conf.twoPC}, nil
 		case outcomeAlreadyLoaded:
 			o.log.Debugf("doris_load: label %s into %s already loaded, skipping", p.label, p.target)
-			return &loaded{part: p, label: p.label}, nil
+			return &loaded{part: p}, nil
 		case outcomeFailed:
 			return nil, resp.failure(p.target, p.label)
 		}
@@ -55,14 +54,14 @@ func (o *dorisLoad) loadPart(ctx context.Context, p *part) (*loaded, error) {
 		}
 		switch state {
 		case stateVisible, stateCommitted:
-			return &loaded{part: p, label: p.label}, nil
+			return &loaded{part: p}, nil
 		case statePrecommitted:
 			if !o.conf.twoPC {
 				return nil, fmt.Errorf("stream load into %s: label %s belongs to a pre-committed transaction that doris_load did not start with two_phase_commit", p.target, p.label)
 			}
 			// Left by a run that died before its commit. The label comes from
 			// the same rows, so committing it finishes that load.
-			return &loaded{part: p, label: p.label, precommitted: true}, nil
+			return &loaded{part: p, precommitted: true}, nil
 		}
 		o.log.Debugf("doris_load: earlier load under label %s into %s ended %s; loading again", p.label, p.target, state)
 	}
@@ -108,9 +107,9 @@ func (o *dorisLoad) finishTxn(ctx context.Context, l *loaded, operation string) 
 	if l.txnID > 0 {
 		setRaw(h, "txn_id", strconv.FormatInt(l.txnID, 10))
 	} else {
-		setRaw(h, "label", l.label)
+		setRaw(h, "label", l.part.label)
 	}
-	what := fmt.Sprintf("%s of label %s into %s", operation, l.label, l.part.target)
+	what := fmt.Sprintf("%s of label %s into %s", operation, l.part.label, l.part.target)
 	data, err := o.tr.call(ctx, what, http.MethodPut, path, h, nil)
 	if err == nil {
 		var r *txnResponse
@@ -123,7 +122,7 @@ func (o *dorisLoad) finishTxn(ctx context.Context, l *loaded, operation string) 
 	}
 	// A commit whose answer was lost, or a retried commit, finds the
 	// transaction already committed: the state says so.
-	state, serr := o.loadState(ctx, l.part.db, l.label)
+	state, serr := o.loadState(ctx, l.part.db, l.part.label)
 	if serr == nil && (state == stateVisible || state == stateCommitted) {
 		return nil
 	}

@@ -213,7 +213,7 @@ func modelName(keysType string) string {
 func appendJSONRow(buf *bytes.Buffer, raw []byte, withSign bool, sign byte, seqKey, seq []byte) error {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) < 2 || raw[0] != '{' || raw[len(raw)-1] != '}' {
-		return fmt.Errorf("format json needs one JSON object per message; got %s", snippet(raw))
+		return fmt.Errorf("format json needs one JSON object per message; got %s", doris.Snippet(raw))
 	}
 	if bytes.IndexByte(raw, '\n') >= 0 || bytes.IndexByte(raw, '\r') >= 0 {
 		var c bytes.Buffer

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/rpconnect-doris/rpconnect-doris/input/doris"
 )
 
 // Stream Load result statuses, as the BE spells them.
@@ -14,7 +16,6 @@ const (
 	statusPublishTimeout = "Publish Timeout"
 	statusLabelExists    = "Label Already Exists"
 	existingFinished     = "FINISHED"
-	existingRunning      = "RUNNING"
 )
 
 // loadResponse is the part of a Stream Load answer that decides the outcome.
@@ -48,19 +49,19 @@ const (
 func parseLoadResponse(body []byte) (*loadResponse, error) {
 	body = bytes.TrimSpace(body)
 	if len(body) == 0 || body[0] != '{' {
-		return nil, fmt.Errorf("stream load answer is not a JSON object: %s", snippet(body))
+		return nil, fmt.Errorf("stream load answer is not a JSON object: %s", doris.Snippet(body))
 	}
 	var r loadResponse
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
 	if err := dec.Decode(&r); err != nil {
-		return nil, fmt.Errorf("stream load answer: %w: %s", err, snippet(body))
+		return nil, fmt.Errorf("stream load answer: %w: %s", err, doris.Snippet(body))
 	}
 	if dec.More() {
-		return nil, fmt.Errorf("stream load answer has trailing data: %s", snippet(body))
+		return nil, fmt.Errorf("stream load answer has trailing data: %s", doris.Snippet(body))
 	}
 	if r.Status == "" {
-		return nil, fmt.Errorf("stream load answer has no Status: %s", snippet(body))
+		return nil, fmt.Errorf("stream load answer has no Status: %s", doris.Snippet(body))
 	}
 	return &r, nil
 }
@@ -99,10 +100,10 @@ type txnResponse struct {
 func parseTxnResponse(body []byte) (*txnResponse, error) {
 	var r txnResponse
 	if err := json.Unmarshal(bytes.TrimSpace(body), &r); err != nil {
-		return nil, fmt.Errorf("two-phase commit answer: %w: %s", err, snippet(body))
+		return nil, fmt.Errorf("two-phase commit answer: %w: %s", err, doris.Snippet(body))
 	}
 	if r.Status == "" {
-		return nil, fmt.Errorf("two-phase commit answer has no status: %s", snippet(body))
+		return nil, fmt.Errorf("two-phase commit answer has no status: %s", doris.Snippet(body))
 	}
 	return &r, nil
 }
@@ -111,12 +112,10 @@ func (r *txnResponse) ok() bool { return strings.EqualFold(r.Status, statusSucce
 
 // Transaction states reported by /api/{db}/get_load_state.
 const (
-	stateUnknown      = "UNKNOWN"
 	statePrepare      = "PREPARE"
 	statePrecommitted = "PRECOMMITTED"
 	stateCommitted    = "COMMITTED"
 	stateVisible      = "VISIBLE"
-	stateAborted      = "ABORTED"
 )
 
 // parseLoadState reads the FE envelope {"msg":…,"code":0,"data":"VISIBLE"}.
@@ -127,24 +126,14 @@ func parseLoadState(body []byte) (string, error) {
 		Data json.RawMessage `json:"data"`
 	}
 	if err := json.Unmarshal(bytes.TrimSpace(body), &env); err != nil {
-		return "", fmt.Errorf("load state answer: %w: %s", err, snippet(body))
+		return "", fmt.Errorf("load state answer: %w: %s", err, doris.Snippet(body))
 	}
 	if c := strings.TrimSpace(string(env.Code)); c != "" && c != "0" {
 		return "", fmt.Errorf("load state lookup failed: code %s: %s", c, env.Msg)
 	}
 	var state string
 	if err := json.Unmarshal(env.Data, &state); err != nil || state == "" {
-		return "", fmt.Errorf("load state answer has no state: %s", snippet(body))
+		return "", fmt.Errorf("load state answer has no state: %s", doris.Snippet(body))
 	}
 	return strings.ToUpper(state), nil
-}
-
-// snippet keeps error texts short when a proxy answers with a page.
-func snippet(b []byte) string {
-	s := strings.TrimSpace(string(b))
-	const limit = 300
-	if len(s) > limit {
-		s = s[:limit] + "..."
-	}
-	return s
 }

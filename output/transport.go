@@ -103,7 +103,7 @@ func (e *httpError) Error() string {
 func retryable(err error) bool {
 	var he *httpError
 	if errors.As(err, &he) {
-		return he.status >= 500 || he.status == http.StatusRequestTimeout || he.status == http.StatusTooManyRequests
+		return doris.RetryableStatus(he.status)
 	}
 	return !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
 }
@@ -166,7 +166,7 @@ func (t *transport) exchange(ctx context.Context, fe, method, path string, h htt
 			return nil, fmt.Errorf("answer of %s exceeds %d bytes", redact(req.URL), maxAnswerBytes)
 		}
 		if resp.StatusCode != http.StatusOK {
-			return nil, &httpError{url: redact(req.URL), status: resp.StatusCode, body: snippet(data)}
+			return nil, &httpError{url: redact(req.URL), status: resp.StatusCode, body: doris.Snippet(data)}
 		}
 		return data, nil
 	}

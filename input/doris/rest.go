@@ -62,7 +62,7 @@ func IsAuthError(err error) bool {
 func (c *Client) roundTrip(ctx context.Context, fe, method, path string, body []byte) ([]byte, error) {
 	fail := func(status int, err error) error {
 		re := &RequestError{FE: fe, Method: method, Endpoint: path, Status: status, Err: err}
-		if status != 0 && !retryableStatus(status) {
+		if status != 0 && !RetryableStatus(status) {
 			return permanent(re)
 		}
 		return re
@@ -83,7 +83,7 @@ func (c *Client) roundTrip(ctx context.Context, fe, method, path string, body []
 		return nil, fail(0, fmt.Errorf("read response (status %d): %w", resp.StatusCode, err))
 	}
 	if resp.StatusCode != http.StatusOK {
-		return nil, fail(resp.StatusCode, fmt.Errorf("HTTP status %d: %s", resp.StatusCode, snippet(data)))
+		return nil, fail(resp.StatusCode, fmt.Errorf("HTTP status %d: %s", resp.StatusCode, Snippet(data)))
 	}
 	return data, nil
 }
@@ -131,12 +131,14 @@ func (c *Client) readBody(cancel context.CancelFunc, r io.Reader) ([]byte, error
 	return data, nil
 }
 
-func retryableStatus(status int) bool {
+// RetryableStatus reports whether an HTTP answer with status is worth
+// another attempt, maybe on another FE: 5xx, 408 and 429.
+func RetryableStatus(status int) bool {
 	return status >= 500 || status == http.StatusRequestTimeout || status == http.StatusTooManyRequests
 }
 
-// snippet keeps error texts short when an FE or proxy answers with a page.
-func snippet(b []byte) string {
+// Snippet keeps error texts short when an FE or proxy answers with a page.
+func Snippet(b []byte) string {
 	s := strings.TrimSpace(string(b))
 	const limit = 256
 	if len(s) > limit {

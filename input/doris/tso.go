@@ -79,7 +79,7 @@ func ParseTSOResponse(body []byte) (TSOInfo, error) {
 	}
 	phys, err := jsonInt(rawPhys)
 	if err != nil || phys <= 0 || phys > PhysicalMs(1<<63-1) {
-		return TSOInfo{}, fmt.Errorf("Invalid current_tso_physical_time: %s", snippet(rawPhys))
+		return TSOInfo{}, fmt.Errorf("Invalid current_tso_physical_time: %s", Snippet(rawPhys))
 	}
 	return TSOInfo{TSO: tsoValue(data, phys), PhysicalMs: phys}, nil
 }
