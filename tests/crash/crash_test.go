@@ -79,7 +79,7 @@ func runCrash(t *testing.T, sh shape) {
 			if sh.long {
 				wait = 2500
 			}
-			s.sleep(time.Duration(s.rng.IntN(wait)) * time.Millisecond)
+			time.Sleep(time.Duration(s.rng.IntN(wait)) * time.Millisecond)
 		case k == sh.dropAt():
 			s.waitStreaming(r)
 			s.dropTable(r, victim)
@@ -96,7 +96,7 @@ func runCrash(t *testing.T, sh shape) {
 	final := s.start()
 	// Let the writer run on for a moment against the final run, then stop it
 	// so that the output can catch up with tables that no longer change.
-	s.sleep(time.Duration(1000+s.rng.IntN(2000)) * time.Millisecond)
+	time.Sleep(time.Duration(1000+s.rng.IntN(2000)) * time.Millisecond)
 	steps, err := s.w.stop()
 	if err != nil {
 		t.Fatalf("workload: %v", err)
@@ -116,10 +116,6 @@ func runCrash(t *testing.T, sh shape) {
 		"bound = per kill checkpoint_limit %d, plus %d in-progress tablets of each of at most %d tables in their snapshot)",
 		line, steps, of.txns, of.checked, of.interleaved, s.killedInSnapshot(), s.pc.checkpointLimit, s.pc.parallelSplits, s.pc.parallelTables)
 	fmt.Println(line)
-}
-
-func (s *suite) sleep(d time.Duration) {
-	<-time.After(d)
 }
 
 // waitKillPoint waits for a random kill point. The first kill (the first

@@ -100,12 +100,12 @@ func TestCrashLoad(t *testing.T) {
 
 	time.Sleep(1100 * time.Millisecond) // the last change's second is over
 	changes := sourceChanges(t, srv, streamStart, harness.Now(t, srv))
-	want := harness.TableState(t, srv, lcDB, "src", "id", cols...)
+	want := harness.TableState(t, srv, lcDB, "src", "id", columns...)
 	deadline := time.Now().Add(2 * time.Minute)
 	var diff string
 	var got []changeRow
 	for {
-		diff = harness.Diff(want, harness.TableState(t, srv, lcTarget, "src", "id", cols...))
+		diff = harness.Diff(want, harness.TableState(t, srv, lcTarget, "src", "id", columns...))
 		got = targetChanges(t, srv)
 		if diff == "" && len(got) >= len(changes) {
 			break
@@ -133,8 +133,6 @@ func TestCrashLoad(t *testing.T) {
 		t.Errorf("the DUPLICATE KEY target holds %d duplicate, %d lost and %d unknown changes", dups, lost, extra)
 	}
 }
-
-var cols = []string{"id", "name", "qty", "amount"}
 
 func ctxFor(t *testing.T, d time.Duration) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), d)

@@ -55,7 +55,7 @@ func (oc *orderCheck) check(segs [][]harness.Event) orderFigures {
 			if ev.Phase != "binlog" {
 				continue
 			}
-			if prev, ok := last[ev.Table]; ok && !less3(prev.Pos(), ev.Pos()) {
+			if prev, ok := last[ev.Table]; ok && !harness.PosLess(prev.Pos(), ev.Pos()) {
 				of.problem("run %d line %d: %s event %v (window %s..%s) after %v (window %s..%s): the table's binlog order is broken",
 					run, j+1, ev.Table, ev.Pos(), ev.WindowStart, ev.WindowEnd, prev.Pos(), prev.WindowStart, prev.WindowEnd)
 			}
@@ -163,13 +163,4 @@ func splitTransaction(seg []harness.Event) ([]harness.Event, bool) {
 		}
 	}
 	return nil, false
-}
-
-func less3(a, b [3]int64) bool {
-	for i := range a {
-		if a[i] != b[i] {
-			return a[i] < b[i]
-		}
-	}
-	return false
 }

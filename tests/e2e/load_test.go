@@ -234,4 +234,9 @@ func TestLoadTransportFaults(t *testing.T) {
 	if n := countRows(t, srv, "log", "events"); n != 3 {
 		t.Fatalf("%d rows after three one-row batches through faults, want 3", n)
 	}
+	// The 500 and the lost answer each cost one more attempt: without them
+	// the faults did not fire and the test proved nothing.
+	if n := srv.Stats().HTTP["PUT /api/{db}/{table}/_stream_load"]; n <= 3 {
+		t.Fatalf("%d stream loads for three batches: the faults were never hit", n)
+	}
 }

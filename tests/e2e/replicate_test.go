@@ -58,19 +58,7 @@ func TestDorisToDorisConfig(t *testing.T) {
 	runWorkload(t, w, 60)
 	runWorkload(t, wi, 20)
 	for _, tbl := range []string{"orders", "items"} {
-		want := harness.TableState(t, srv, "demo", tbl, "id", cols...)
-		deadline := time.Now().Add(60 * time.Second)
-		var diff string
-		for time.Now().Before(deadline) {
-			got := harness.TableState(t, srv, "demo_replica", tbl, "id", cols...)
-			if diff = harness.Diff(want, got); diff == "" {
-				break
-			}
-			time.Sleep(300 * time.Millisecond)
-		}
-		if diff != "" {
-			t.Fatalf("replica of %s differs from the source after 60s:\n%s", tbl, diff)
-		}
+		waitState(t, srv, "demo_replica", tbl, harness.TableState(t, srv, "demo", tbl, "id", cols...), 60*time.Second)
 	}
 }
 

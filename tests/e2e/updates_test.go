@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -45,14 +46,8 @@ func operations(evs []harness.Event) []string {
 
 func sameOps(t *testing.T, evs []harness.Event, want ...string) {
 	t.Helper()
-	got := operations(evs)
-	if len(got) != len(want) {
+	if got := operations(evs); !slices.Equal(got, want) {
 		t.Fatalf("operations %v, want %v", got, want)
-	}
-	for i := range want {
-		if got[i] != want[i] {
-			t.Fatalf("operations %v, want %v", got, want)
-		}
 	}
 }
 

@@ -21,14 +21,7 @@ func FileCache(dir string) string {
 // InputYAML is a doris_binlog input for db.table on srv with checkpoint cache
 // "cp"; extra is added as more fields (one "key: value" per line).
 func InputYAML(srv *dorissim.Server, table string, extra ...string) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "doris_binlog:\n  fenodes: %s\n  table_identifier: %s\n  username: root\n  password: \"\"\n  binlog_poll_interval: 1s\n  checkpoint_cache: cp\n", srv.HTTPAddr(), table)
-	for _, e := range extra {
-		for _, line := range strings.Split(e, "\n") {
-			b.WriteString("  " + line + "\n")
-		}
-	}
-	return b.String()
+	return SelectYAML(srv, "table_identifier: "+table, extra...)
 }
 
 // Now is the simulator's NOW(), to the second, as a scan_timestamp.

@@ -41,7 +41,7 @@ func ReplayOnto(start map[string]Row, events []Event, key string) (map[string]Ro
 		}
 		if ev.Phase == "binlog" {
 			p := ev.Pos()
-			if less(p, last) {
+			if PosLess(p, last) {
 				return nil, fmt.Errorf("event %d at %v arrives after %v: binlog order broken", i, p, last)
 			}
 			last = p
@@ -59,7 +59,8 @@ func ReplayOnto(start map[string]Row, events []Event, key string) (map[string]Ro
 	return state, nil
 }
 
-func less(a, b [3]int64) bool {
+// PosLess orders binlog positions (TSO, LSN, op) as Doris commits them.
+func PosLess(a, b [3]int64) bool {
 	for i := range a {
 		if a[i] != b[i] {
 			return a[i] < b[i]
@@ -169,7 +170,7 @@ func SortDedupe(events []Event) []Event {
 			snap = append(snap, ev)
 		}
 	}
-	sort.SliceStable(bin, func(i, j int) bool { return less(bin[i].Pos(), bin[j].Pos()) })
+	sort.SliceStable(bin, func(i, j int) bool { return PosLess(bin[i].Pos(), bin[j].Pos()) })
 	out := snap
 	for i, ev := range bin {
 		if i > 0 && ev.Pos() == bin[i-1].Pos() {
