@@ -75,6 +75,11 @@ func TestAcceptanceTTLPerIncrementType(t *testing.T) {
 	// With no further writes, moving the clock expires key 3 too; the data stays.
 	clock.Set(at("10:02:31"))
 	check(incr("'startTimestamp' = '2026-09-14 09:59:00', 'endTimestamp' = '2026-09-14 10:02:30', 'incrementType' = 'DETAIL'"), nil)
+	// A window that ended before the cut-off is empty, with or without a start.
+	for _, typ := range []string{"DETAIL", "APPEND_ONLY"} {
+		check(incr("'startTimestamp' = '2026-09-14 09:59:00', 'endTimestamp' = '2026-09-14 10:00:10', 'incrementType' = '"+typ+"'"), nil)
+		check(incr("'endTimestamp' = '2026-09-14 10:00:10', 'incrementType' = '"+typ+"'"), nil)
+	}
 	check("SELECT id, v FROM sales.ttl ORDER BY id", [][]string{{"1", "a"}, {"2", "b"}, {"3", "c"}})
 }
 

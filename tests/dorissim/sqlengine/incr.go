@@ -2,6 +2,8 @@ package sqlengine
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
 
@@ -50,7 +52,7 @@ func (f *incrFunc) NewInstance(ctx *sql.Context, db sql.Database, args []sql.Exp
 	n := &incrFunc{
 		tfBase: tfBase{db: db, alias: vals[0], dbName: vals[1], table: vals[2]},
 		store:  f.store,
-		params: storage.IncrParams{Params: params, Location: loc},
+		params: storage.IncrParams{Params: params, Location: loc, MemLimit: sessionMemLimit(ctx)},
 	}
 	if err := n.open(ctx); err != nil {
 		return nil, err
@@ -113,4 +115,19 @@ func (o *onceIter) Close() error {
 	}
 	o.closed = true
 	return o.it.Close()
+}
+
+// sessionMemLimit is the session's exec_mem_limit in bytes, 0 when unset or
+// not a plain number (Doris's own default is then in force, which no
+// simulated window reaches).
+func sessionMemLimit(ctx *sql.Context) int64 {
+	s, ok := ctx.Session.(*gmsSession)
+	if !ok {
+		return 0
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(s.dorisVars["exec_mem_limit"]), 10, 64)
+	if err != nil || n < 0 {
+		return 0
+	}
+	return n
 }

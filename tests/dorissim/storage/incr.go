@@ -54,6 +54,9 @@ func (s *Store) Incr(ctx context.Context, db, table string, p IncrParams) ([]Col
 	}
 	lo, hi := searchTSO(log, plan.lo), searchTSO(log, plan.hi)
 	window := log[lo:hi]
+	if err := checkIncrMemory(len(window), p.MemLimit); err != nil {
+		return nil, nil, err
+	}
 	switch plan.typ {
 	case IncrDetail:
 		return outCols, &detailIter{recs: window}, nil
@@ -139,12 +142,15 @@ func applyWindow(plan *incrPlan, nowMs, ttl int64) error {
 		plan.hi = plan.req.endMs << tsoLogicalBits
 	}
 	if !plan.req.hasStart {
+		plan.empty = plan.lo >= plan.hi
 		return nil
 	}
 	if plan.req.startMs <= cutoffMs {
 		if plan.typ == IncrMinDelta {
 			return errorf("Row binlog offset has expired according to binlog.ttl_seconds")
 		}
+		// A window that ended before the cut-off holds nothing retained.
+		plan.empty = plan.lo >= plan.hi
 		return nil
 	}
 	plan.lo = plan.req.startMs << tsoLogicalBits

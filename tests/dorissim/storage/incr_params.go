@@ -23,6 +23,7 @@ const (
 type IncrParams struct {
 	Params   map[string]string // raw 'key' = 'value' pairs as written in @incr(...), keys case as written
 	Location *time.Location    // session time_zone
+	MemLimit int64             // session exec_mem_limit in bytes; 0 is no limit
 }
 
 // incrRequest is the validated form of IncrParams.
