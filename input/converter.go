@@ -88,7 +88,7 @@ func (rc *rowConverter) bind(rec arrow.RecordBatch) error {
 	if rc.conv == nil || !rc.schema.Equal(rec.Schema()) {
 		conv, err := rowjson.NewConverter(rec.Schema(), rc.opts)
 		if err != nil {
-			return fmt.Errorf("arrow schema of %s: %w", rc.key, err)
+			return permanent(fmt.Errorf("arrow schema of %s: %w", rc.key, err))
 		}
 		if rc.resolve != nil {
 			meta, err := rc.resolve(rec.Schema())
@@ -102,7 +102,7 @@ func (rc *rowConverter) bind(rec arrow.RecordBatch) error {
 		}
 		rc.conv, rc.schema = conv, rec.Schema()
 	}
-	return rc.conv.Bind(rec)
+	return permanent(rc.conv.Bind(rec))
 }
 
 // template starts a message template with the keys every message has.
@@ -124,7 +124,7 @@ func (rc *rowConverter) body(row int) ([]byte, error) {
 	start := len(rc.arena)
 	out, err := rc.conv.AppendRow(rc.arena, row)
 	if err != nil {
-		return nil, fmt.Errorf("row %d of %s: %w", row, rc.key, err)
+		return nil, permanent(fmt.Errorf("row %d of %s: %w", row, rc.key, err))
 	}
 	rc.arena = out
 	return out[start:len(out):len(out)], nil
@@ -147,7 +147,7 @@ func (rc *rowConverter) snapshotMessage(row int) (*service.Message, error) {
 func (rc *rowConverter) binlogPos(row int) (checkpoint.Pos, error) {
 	tso, lsn, op, err := rc.conv.BinlogPos(row)
 	if err != nil {
-		return checkpoint.Pos{}, fmt.Errorf("binlog row %d of %s: %w", row, rc.key, err)
+		return checkpoint.Pos{}, permanent(fmt.Errorf("binlog row %d of %s: %w", row, rc.key, err))
 	}
 	return checkpoint.Pos{TSO: tso, Table: rc.key, LSN: lsn, Op: op}, nil
 }
@@ -159,7 +159,7 @@ func (rc *rowConverter) binlogMessage(row int, pos checkpoint.Pos) (*service.Mes
 		return nil, err
 	}
 	if pos.Op < 0 || int(pos.Op) >= len(opNames) {
-		return nil, fmt.Errorf("binlog row %d of %s: operation %d out of range", row, rc.key, pos.Op)
+		return nil, permanent(fmt.Errorf("binlog row %d of %s: operation %d out of range", row, rc.key, pos.Op))
 	}
 	base := rc.binlogTemplate(pos.Op)
 	if pos.TSO != rc.boxedTSO || rc.tsoValue == nil {

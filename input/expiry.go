@@ -2,47 +2,69 @@ package input
 
 import (
 	"context"
+	"fmt"
 
+	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
 	"github.com/rpconnect-doris/rpconnect-doris/input/doris"
 )
 
-// guardExpiry compares a window's start with binlog.ttl_seconds before it is
-// read. Doris itself silently starts detail and append_only reads at the first
-// retained change, so without this check an expired gap would go unnoticed.
-// now is the Doris time the window end was taken from, or nil to ask Doris.
-func (wr *windowReader) guardExpiry(ctx context.Context, t *tableInfo, w window, now *doris.Timestamp) error {
+// guardExpiry compares the undelivered part of a window with
+// binlog.ttl_seconds before every attempt to read it: the first, and every
+// retry, of chain, catch-up and re-read windows alike. Doris itself
+// silently starts detail and append_only reads at the first retained
+// change, so without this check an expired gap would go unnoticed.
+//
+// It fails closed: when the TTL or the current Doris time cannot be read it
+// returns a (retryable) error and the window is not read. The undelivered
+// part starts at part.start, or just after skip (the last row handed on)
+// when that is later. now is the Doris time the window end was just taken
+// from, or nil to ask Doris. accepted reports a gap that binlog_on_expired:
+// continue lets the read go on from; it is counted and logged once, by the
+// caller's not asking again.
+func (wr *windowReader) guardExpiry(ctx context.Context, t *tableInfo, part window, now *doris.Timestamp, skip *checkpoint.Pos) (accepted bool, err error) {
 	props, err := t.properties(ctx, false)
-	if err != nil || props.TTLSeconds <= 0 {
-		// Without the TTL no gap can be computed; the read itself still
-		// fails loudly for min_delta.
-		return nil
+	if err != nil {
+		return false, fmt.Errorf("checking the binlog retention of %s before reading [%s, %s): %w", t.name.key, part.start, part.end, err)
+	}
+	if props.TTLSeconds <= 0 {
+		return false, nil // the table keeps its binlog for ever
 	}
 	if now == nil {
 		ts, err := wr.c.currentBound(ctx)
 		if err != nil {
-			return nil
+			return false, fmt.Errorf("reading the current Doris time to check the binlog retention of %s before reading [%s, %s): %w",
+				t.name.key, part.start, part.end, err)
 		}
 		now = &ts
 	}
-	ts := *now
-	// Like with like: the window start is a UTC bound, and the retention
-	// limit is an instant from /api/tso.
-	startMs, ok := boundMs(w.start)
+	startMs, ok := boundMs(part.start)
 	if !ok {
-		return nil
+		return false, fatalf("binlog window [%s, %s) of %s has a start that is not a UTC window bound", part.start, part.end, t.name.key)
 	}
-	retainedFrom := ts.PhysicalMs - props.TTLSeconds*1000
+	if skip != nil {
+		startMs = max(startMs, doris.PhysicalMs(skip.TSO))
+	}
+	// Doris drops a record once its commit ms <= now - TTL.
+	retainedFrom := now.PhysicalMs - props.TTLSeconds*1000
 	if startMs > retainedFrom {
-		return nil
+		return false, nil
 	}
+	return true, wr.reportExpired(t, part, startMs, retainedFrom, props.TTLSeconds)
+}
+
+// reportExpired counts an expired gap and applies binlog_on_expired: a
+// fatal error for fail (and always for min_delta, which cannot skip), an
+// error log for continue.
+func (wr *windowReader) reportExpired(t *tableInfo, part window, startMs, retainedFrom, ttl int64) error {
 	gapSeconds := (retainedFrom-startMs)/1000 + 1
 	wr.m.expiredGaps.Incr(1, t.name.key)
+	from := wr.c.describeBound(doris.UTCWindowBound(startMs))
 	lost := wr.c.describeBound(doris.UTCWindowBound(retainedFrom))
 	msg := "binlog window [%s, %s) of %s starts before the oldest retained change: %d seconds of changes " +
 		"(committed from %s until %s) are gone because of binlog.ttl_seconds=%d. To recover: stop the pipeline, " +
 		"delete checkpoint key %s (and %s.bak) from cache %s or choose a new checkpoint_cache_key, and restart with " +
 		"scan_mode: initial for a fresh snapshot; consider raising binlog.ttl_seconds"
-	args := []any{w.start, w.end, t.name.key, gapSeconds, wr.c.describeBound(w.start), lost, props.TTLSeconds,
+	args := []any{part.start, part.end, t.name.key, gapSeconds, from, lost, ttl,
 		wr.conf.CheckpointKey, wr.conf.CheckpointKey, wr.conf.CheckpointCache}
 	if wr.conf.OnExpired == "fail" || wr.conf.IncrementType == "MIN_DELTA" {
 		return fatalf(msg+" (binlog_on_expired: fail stops here)", args...)

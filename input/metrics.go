@@ -23,6 +23,7 @@ type metrics struct {
 
 	droppedPartitions *service.MetricCounter // table
 	unpairedUpdates   *service.MetricCounter // table
+	windowRetries     *retryAges
 
 	// Physical ms of the end of the last acked window, for the lag gauge.
 	ackedWindowEndMs atomic.Int64
@@ -40,6 +41,7 @@ func newMetrics(m *service.Metrics) *metrics {
 
 		droppedPartitions: m.NewCounter("doris_binlog_dropped_partitions_total", "table"),
 		unpairedUpdates:   m.NewCounter("doris_binlog_unpaired_updates_total", "table"),
+		windowRetries:     newRetryAges(m),
 	}
 }
 

@@ -18,12 +18,16 @@ func (b *backoff) next() time.Duration {
 	return doris.Backoff(time.Second, 30*time.Second, b.attempt)
 }
 
-// windowRetry decides, per failed read of one window, how long to wait before
-// reading the same window again. It logs an incident once at warn level, and
-// then at most once a minute while it lasts.
+// windowRetry decides, per failed read of one window of one table, what to
+// do next: wait and read the same part again, split the part, or stop the
+// input. It logs an incident once at warn level, and then at most once a
+// minute while it lasts; every failure is counted in
+// doris_binlog_window_retries_total and the incident's age in
+// doris_binlog_window_retry_age_seconds.
 type windowRetry struct {
 	conf        *Config
 	log         *service.Logger
+	ages        *retryAges
 	table       string
 	w           window
 	bo          backoff
@@ -33,29 +37,72 @@ type windowRetry struct {
 	waitSpent   bool // binlog_visible_wait_timeout ran out for this window
 }
 
-func newWindowRetry(conf *Config, log *service.Logger, table string, w window) *windowRetry {
-	return &windowRetry{conf: conf, log: log, table: table, w: w}
+func newWindowRetry(conf *Config, log *service.Logger, ages *retryAges, table string, w window) *windowRetry {
+	return &windowRetry{conf: conf, log: log, ages: ages, table: table, w: w}
 }
 
-// classify returns how long to wait, or a fatal error for failures that no
-// retry can fix.
-func (rt *windowRetry) classify(err error) (time.Duration, error) {
+// retryStep is what follows a failed read: wait, then read the part again,
+// or read it as two halves.
+type retryStep struct {
+	wait  time.Duration
+	split bool
+}
+
+// classify returns the next step for a failed read of part (w, or a piece
+// of it), or a fatal error for failures that no retry can fix.
+func (rt *windowRetry) classify(err error, part window) (retryStep, error) {
 	rt.failures++
+	rt.ages.failed(rt)
 	if flight.IsExpired(err) {
-		return 0, fatalf("%v. The binlog of window [%s, %s) of %s has expired (binlog.ttl_seconds) and min_delta cannot skip it. "+
+		return retryStep{}, fatalf("%v. The binlog of window [%s, %s) of %s has expired (binlog.ttl_seconds) and min_delta cannot skip it. "+
 			"To recover: stop the pipeline, delete checkpoint key %s (and %s.bak) from cache %s or pick a new checkpoint_cache_key, "+
 			"and restart with scan_mode: initial to take a fresh snapshot; consider a larger binlog.ttl_seconds",
 			err, rt.w.start, rt.w.end, rt.table, rt.conf.CheckpointKey, rt.conf.CheckpointKey, rt.conf.CheckpointCache)
 	}
+	if isPermanent(err) {
+		return retryStep{}, fatalf("binlog window [%s, %s) of %s cannot be read, and reading it again cannot fix it: %v. "+
+			"The input stops here instead of retrying until the binlog expires; its checkpoint stays before the undelivered changes, "+
+			"so a restart after the cause is fixed reads them", part.start, part.end, rt.table, err)
+	}
+	if isQueryTimeout(err) || flight.IsQueryLimit(err) {
+		return rt.tooLarge(err, part)
+	}
 	if we, ok := flight.AsWindowError(err); ok {
 		if wait, ok := rt.windowWait(we); ok {
-			return wait, nil
+			return retryStep{wait: wait}, nil
 		}
 	}
 	wait := rt.bo.next()
 	rt.logf("Reading binlog window [%s, %s) of %s failed (%d attempts so far), reconnecting in %s; the window is retried, never skipped: %v",
-		rt.w.start, rt.w.end, rt.table, rt.failures, wait.Round(time.Millisecond), err)
-	return wait, nil
+		part.start, part.end, rt.table, rt.failures, wait.Round(time.Millisecond), err)
+	return retryStep{wait: wait}, nil
+}
+
+// tooLarge handles a part that ran out of request_query_timeout or
+// exec_mem_limit: halves are read instead, down to one second, which is as
+// fine as @incr bounds go.
+func (rt *windowRetry) tooLarge(err error, part window) (retryStep, error) {
+	if _, ok := splitWindow(part); ok {
+		rt.logf("Binlog window [%s, %s) of %s is too large to read within request_query_timeout %s and exec_mem_limit %d bytes; "+
+			"reading it as two halves, in order: %v", part.start, part.end, rt.table, rt.conf.QueryTimeout, rt.conf.ExecMemLimit, err)
+		return retryStep{split: true}, nil
+	}
+	return retryStep{}, fatalf("binlog window [%s, %s) of %s cannot be read even as a single second within request_query_timeout %s "+
+		"and exec_mem_limit %d bytes: %v. Raise request_query_timeout or exec_mem_limit and restart; the checkpoint stays before the window",
+		part.start, part.end, rt.table, rt.conf.QueryTimeout, rt.conf.ExecMemLimit, err)
+}
+
+// splitWindow halves [start, end) at a whole second, the precision of
+// @incr bounds. Reading the halves one after the other reads the same
+// changes in the same order. A window of one second cannot be split.
+func splitWindow(w window) ([2]window, bool) {
+	startMs, ok1 := boundMs(w.start)
+	endMs, ok2 := boundMs(w.end)
+	if !ok1 || !ok2 || endMs-startMs < 2000 {
+		return [2]window{}, false
+	}
+	mid := doris.UTCWindowBound(startMs + (endMs-startMs)/2000*1000)
+	return [2]window{{start: w.start, end: mid}, {start: mid, end: w.end}}, true
 }
 
 // windowWait handles Doris's "not yet" answers: 5100 waits and retries; 5101
@@ -95,6 +142,7 @@ func (rt *windowRetry) logf(format string, args ...any) {
 }
 
 func (rt *windowRetry) recovered() {
+	rt.ages.done(rt)
 	if rt.failures > 0 {
 		rt.log.Infof("Binlog window [%s, %s) of %s read after %d failed attempt(s)", rt.w.start, rt.w.end, rt.table, rt.failures)
 	}

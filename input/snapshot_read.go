@@ -110,6 +110,10 @@ func (sr *splitReader) readWithRetry(ctx context.Context, t *tableInfo, sp doris
 		if err == nil || ctx.Err() != nil {
 			return err
 		}
+		if isPermanent(err) {
+			return fatalf("snapshot split %s of %s (tablets %v) cannot be read, and reading it again cannot fix it: %v. "+
+				"The input stops rather than skip its rows", sp.ID, t.name.key, sp.Tablets, err)
+		}
 		if attempt >= sr.conf.Retries {
 			return fmt.Errorf("snapshot split %s of %s (tablets %v) failed %d times: %w", sp.ID, t.name.key, sp.Tablets, attempt, err)
 		}

@@ -2,6 +2,7 @@ package input
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -37,14 +38,15 @@ func newWindowReader(co *coordinator) *windowReader {
 // batch's position is what place makes of its last row. A table found
 // dropped is returned, its rows so far delivered; any other failure of one
 // table retries that table's query, never the others and never skipping.
-// Every read, of the shared chain or of a table's catch-up, is first
-// checked against the tables' binlog retention (guardExpiry); now is the
-// Doris time w's end came from, or nil to ask Doris.
+// Every attempt, of the shared chain or of a table's catch-up, is first
+// checked against the table's binlog retention (guardExpiry); now is the
+// Doris time w's end came from, or nil, when it is asked once here (and
+// again by each table's retries).
 func (wr *windowReader) read(ctx context.Context, tables []*tableInfo, w window, now *doris.Timestamp, skip *checkpoint.Pos,
 	place func(*checkpoint.State, checkpoint.Pos)) (dropped []string, err error) {
-	for _, t := range tables {
-		if err := wr.guardExpiry(ctx, t, w, now); err != nil {
-			return nil, err
+	if now == nil {
+		if ts, err := wr.c.currentBound(ctx); err == nil {
+			now = &ts
 		}
 	}
 	wr.log.Debugf("Reading binlog window [%s, %s) of %d table(s)", w.start, w.end, len(tables))
@@ -52,7 +54,7 @@ func (wr *windowReader) read(ctx context.Context, tables []*tableInfo, w window,
 	defer cancel()
 	srcs := make([]*windowSource, len(tables))
 	for i, t := range tables {
-		srcs[i] = wr.newSource(t, w, skip, len(tables))
+		srcs[i] = wr.newSource(t, w, now, skip, len(tables))
 		go srcs[i].run(rctx)
 	}
 	defer func() {
@@ -91,6 +93,7 @@ type windowSource struct {
 	wr     *windowReader
 	t      *tableInfo
 	w      window
+	now    *doris.Timestamp // the Doris time w's end came from, for the first attempt
 	skip   *checkpoint.Pos // the last row handed on (or delivered before)
 	tables int             // how many tables the window reads at once
 
@@ -100,42 +103,70 @@ type windowSource struct {
 	dropped bool
 }
 
-func (wr *windowReader) newSource(t *tableInfo, w window, skip *checkpoint.Pos, tables int) *windowSource {
-	return &windowSource{wr: wr, t: t, w: w, skip: skip, tables: tables, out: make(chan convResult, 1), done: make(chan struct{})}
+func (wr *windowReader) newSource(t *tableInfo, w window, now *doris.Timestamp, skip *checkpoint.Pos, tables int) *windowSource {
+	return &windowSource{wr: wr, t: t, w: w, now: now, skip: skip, tables: tables, out: make(chan convResult, 1), done: make(chan struct{})}
 }
 
 func (s *windowSource) wait() { <-s.done }
 
 // run reads the table's part until it is complete, the table turns out
-// dropped, or a failure no retry can fix.
+// dropped, or a failure no retry can fix. The part is read as a queue of
+// consecutive pieces: a piece too large for the query limits is replaced by
+// its two halves, so order and exactly-once hold as for one query.
 func (s *windowSource) run(ctx context.Context) {
 	defer close(s.done)
 	defer close(s.out)
-	rt := newWindowRetry(s.wr.conf, s.wr.log, s.t.name.key, s.w)
-	for {
-		err := s.read(ctx)
+	rt := newWindowRetry(s.wr.conf, s.wr.log, s.wr.m.windowRetries, s.t.name.key, s.w)
+	defer s.wr.m.windowRetries.done(rt)
+	pieces := []window{s.w}
+	now := s.now
+	gapAccepted := false // binlog_on_expired: continue already applied
+	for len(pieces) > 0 {
+		err := s.attempt(ctx, pieces[0], now, &gapAccepted)
+		now = nil // a retry asks Doris for its time again
 		if err == nil {
-			rt.recovered()
-			return
+			pieces = pieces[1:]
+			continue
 		}
 		if ctx.Err() != nil {
 			s.err = context.Cause(ctx)
+			return
+		}
+		if isFatal(err) {
+			s.err = err
 			return
 		}
 		if gone, cerr := s.gone(ctx); cerr == nil && gone {
 			s.dropped = true
 			return
 		}
-		wait, ferr := rt.classify(err)
+		step, ferr := rt.classify(err, pieces[0])
 		if ferr != nil {
 			s.err = ferr
 			return
 		}
-		if err := doris.Sleep(ctx, wait); err != nil {
+		if step.split {
+			halves, _ := splitWindow(pieces[0])
+			pieces = append(halves[:], pieces[1:]...)
+		}
+		if err := doris.Sleep(ctx, step.wait); err != nil {
 			s.err = err
 			return
 		}
 	}
+	rt.recovered()
+}
+
+// attempt checks piece against the binlog retention and reads it once.
+func (s *windowSource) attempt(ctx context.Context, piece window, now *doris.Timestamp, gapAccepted *bool) error {
+	if !*gapAccepted {
+		accepted, err := s.wr.guardExpiry(ctx, s.t, piece, now, s.skip)
+		if err != nil {
+			return err
+		}
+		*gapAccepted = accepted
+	}
+	return s.read(ctx, piece)
 }
 
 // gone tells whether a failure came from the table having been dropped.
@@ -147,7 +178,7 @@ func (s *windowSource) gone(ctx context.Context) (bool, error) {
 // read runs the query once and hands on every converted batch. Conversion
 // runs on several cores; waiting for the oldest batch once the queue is
 // full is the back-pressure that keeps a window's memory bounded.
-func (s *windowSource) read(ctx context.Context) (err error) {
+func (s *windowSource) read(ctx context.Context, piece window) (err error) {
 	fc, err := s.wr.c.session(ctx)
 	if err != nil {
 		return err
@@ -196,7 +227,7 @@ func (s *windowSource) read(ctx context.Context) (err error) {
 		}
 		return send(res)
 	}
-	sql := doris.IncrSQLWhere(name.db, name.table, s.wr.conf.ReadFields, s.w.start, s.w.end, s.wr.conf.IncrementType,
+	sql := doris.IncrSQLWhere(name.db, name.table, s.wr.conf.ReadFields, piece.start, piece.end, s.wr.conf.IncrementType,
 		doris.BinlogCondition(s.wr.conf.IgnoreUpdateBefore, s.wr.conf.BinlogFilter))
 	err = fc.Query(qctx, sql, func(rec arrow.RecordBatch) error {
 		queue = append(queue, pool.submit(rec))
@@ -215,8 +246,11 @@ func (s *windowSource) read(ctx context.Context) (err error) {
 			err = send(res)
 		}
 	}
+	if err != nil && ctx.Err() == nil && errors.Is(qctx.Err(), context.DeadlineExceeded) {
+		err = &queryTimeoutError{timeout: s.wr.conf.QueryTimeout, err: err}
+	}
 	if err != nil {
-		return fmt.Errorf("binlog window [%s, %s) of %s: %w", s.w.start, s.w.end, name.key, err)
+		return fmt.Errorf("binlog window [%s, %s) of %s: %w", piece.start, piece.end, name.key, err)
 	}
 	return nil
 }

@@ -135,17 +135,8 @@ func TestExpiredCatchUpWindow(t *testing.T) {
 	began := time.Now()
 	start, w := expiredStart(t, srv, "expiry_catchup")
 	key := db + ".expiry_catchup"
-	st := checkpoint.New()
-	st.Stream = &checkpoint.Window{Start: harness.Now(t, srv)} // the simulator's zone is UTC
-	st.Tables[key] = &checkpoint.Table{Phase: checkpoint.PhaseCatchUp, Start: start, CatchUp: &checkpoint.Window{Start: start}}
-	b, err := checkpoint.Encode(st)
-	if err != nil {
-		t.Fatal(err)
-	}
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "doris_binlog_"+db+"_expiry_catchup"), b, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	writeCatchUpCheckpoint(t, srv, dir, "doris_binlog_"+db+"_expiry_catchup", key, start)
 	f := newFixture(t, srv, "expiry_catchup", w, &harness.Collector{})
 	m := &harness.MetricsCapture{}
 	in := harness.InputYAML(srv, key, "scan_mode: latest", "batch_size: 50")
@@ -156,5 +147,22 @@ func TestExpiredCatchUpWindow(t *testing.T) {
 	}
 	if n := m.Counter("doris_binlog_expired_gaps_total"); n != 1 {
 		t.Fatalf("doris_binlog_expired_gaps_total = %d, want 1", n)
+	}
+}
+
+// writeCatchUpCheckpoint stores, in a file cache at dir under cacheKey, a
+// checkpoint whose table key is still catching up from start while the
+// shared chain is at the simulator's current time.
+func writeCatchUpCheckpoint(t *testing.T, srv *dorissim.Server, dir, cacheKey, key, start string) {
+	t.Helper()
+	st := checkpoint.New()
+	st.Stream = &checkpoint.Window{Start: harness.Now(t, srv)} // the simulator's zone is UTC
+	st.Tables[key] = &checkpoint.Table{Phase: checkpoint.PhaseCatchUp, Start: start, CatchUp: &checkpoint.Window{Start: start}}
+	b, err := checkpoint.Encode(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, cacheKey), b, 0o600); err != nil {
+		t.Fatal(err)
 	}
 }

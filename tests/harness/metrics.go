@@ -16,6 +16,7 @@ import (
 type MetricsCapture struct {
 	mu       sync.Mutex
 	counters map[string]*atomic.Int64
+	gauges   map[string]*captureGauge
 }
 
 var (
@@ -104,9 +105,65 @@ func (m *MetricsCapture) NewTimerCtor(string, ...string) service.MetricsExporter
 	return func(...string) service.MetricsExporterTimer { return noopMetric{} }
 }
 
-// NewGaugeCtor implements service.MetricsExporter; gauges are not kept.
-func (m *MetricsCapture) NewGaugeCtor(string, ...string) service.MetricsExporterGaugeCtor {
-	return func(...string) service.MetricsExporterGauge { return noopMetric{} }
+// NewGaugeCtor implements service.MetricsExporter: each gauge keeps its
+// last and its highest value.
+func (m *MetricsCapture) NewGaugeCtor(name string, _ ...string) service.MetricsExporterGaugeCtor {
+	return func(labelValues ...string) service.MetricsExporterGauge {
+		key := name
+		if len(labelValues) > 0 {
+			key += "{" + strings.Join(labelValues, ",") + "}"
+		}
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		if m.gauges == nil {
+			m.gauges = map[string]*captureGauge{}
+		}
+		g, ok := m.gauges[key]
+		if !ok {
+			g = &captureGauge{}
+			m.gauges[key] = g
+		}
+		return g
+	}
+}
+
+// GaugeMax returns the highest value any gauge named name (any labels) was
+// set to, and whether it was set at all.
+func (m *MetricsCapture) GaugeMax(name string) (int64, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var hi int64
+	seen := false
+	for k, g := range m.gauges {
+		if k != name && !strings.HasPrefix(k, name+"{") {
+			continue
+		}
+		if v, ok := g.peak(); ok && (!seen || v > hi) {
+			hi, seen = v, true
+		}
+	}
+	return hi, seen
+}
+
+type captureGauge struct {
+	mu       sync.Mutex
+	set      bool
+	last, hi int64
+}
+
+func (g *captureGauge) Set(v int64) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if !g.set || v > g.hi {
+		g.hi = v
+	}
+	g.set, g.last = true, v
+}
+
+func (g *captureGauge) peak() (int64, bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.hi, g.set
 }
 
 // Close implements service.MetricsExporter.
