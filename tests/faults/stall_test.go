@@ -72,6 +72,9 @@ func TestStalledWindowExpiresContinue(t *testing.T) {
 	f, m := startStalling(t, "stall_continue")
 	waitLogged(t, f.logs, slog.LevelError, `binlog_on_expired: continue goes on`, time.Duration(expiryTTL+40)*time.Second)
 	f.srv.ClearFaults()
+	// Changes committed while the window still waits for its next retry
+	// could expire too; the ones checked come after the recovery.
+	waitLogged(t, f.logs, slog.LevelInfo, `read after \d+ failed attempt`, 60*time.Second)
 	before := harness.TableState(t, f.srv, db, f.table, "id", cols...)
 	f.steps(t, 20)
 	want := harness.TableState(t, f.srv, db, f.table, "id", cols...)
@@ -87,8 +90,11 @@ func TestStalledWindowExpiresContinue(t *testing.T) {
 	if n := harness.DuplicatePositions(evs); n != 0 {
 		t.Fatalf("%d positions delivered twice", n)
 	}
-	if n := m.Counter("doris_binlog_expired_gaps_total"); n != 1 {
-		t.Fatalf("doris_binlog_expired_gaps_total = %d, want 1 (the gap is reported once, not at every retry)", n)
+	// The stalled window's gap is reported once, not at every retry; the
+	// window after it may start before the retention too and is a gap of
+	// its own.
+	if n := m.Counter("doris_binlog_expired_gaps_total"); n < 1 || n > 2 {
+		t.Fatalf("doris_binlog_expired_gaps_total = %d, want 1 or 2", n)
 	}
 }
 
@@ -123,9 +129,10 @@ func TestTooLargeWindowIsSplit(t *testing.T) {
 	harness.CreateTable(t, srv, db, table, harness.TableOpts{})
 	f := newFixture(t, srv, table, harness.NewWorkload(srv, db, table, 23), &harness.Collector{})
 	m := &harness.MetricsCapture{}
-	// 40 records fit; the workload below commits at most about 24 a
-	// second, so a one-second piece always fits and a 5 s window never does.
-	limit := 40 * storage.IncrRowMemBytes
+	// 20 records fit; the workload below commits at most about 12 a
+	// second (4 changes of at most 3 records), so a one-second piece always
+	// fits and a 5 s window (about 36 records) hardly ever does.
+	limit := 20 * storage.IncrRowMemBytes
 	in := harness.InputYAML(srv, db+"."+table, "scan_mode: latest", "batch_size: 50", "binlog_poll_interval: 5s",
 		"exec_mem_limit: "+strconv.Itoa(limit))
 	f.run = harness.RunStream(t, harness.StreamConfig{Input: in, Resources: harness.MemoryCache, Logs: f.logs, Metrics: m}, f.col)

@@ -166,7 +166,7 @@ func (s *Session) directIncr(gctx *sql.Context, db string, q directQuery) (*Resu
 	for i := 0; i+1 < len(q.args); i += 2 {
 		params[q.args[i]] = q.args[i+1]
 	}
-	all, rows, err := s.eng.store.Incr(gctx, db, q.table, storage.IncrParams{Params: params, Location: loc})
+	all, rows, err := s.eng.store.Incr(gctx, db, q.table, storage.IncrParams{Params: params, Location: loc, MemLimit: sessionMemLimit(gctx)})
 	if err != nil {
 		return nil, true, err
 	}
