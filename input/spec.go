@@ -152,7 +152,7 @@ func binlogFields() []*service.ConfigField {
 			Description("The `consumer_id` row written to `binlog_offset_table`. Set together with `binlog_offset_table`. When set it is also the default `checkpoint_cache_key`.").
 			Optional().Advanced(),
 		service.NewStringField(fieldOnExpired).
-			Description("What to do when the next binlog window starts before the oldest change Doris still retains (`binlog.ttl_seconds`): `continue` logs an error naming the lost period, increments `doris_binlog_expired_gaps_total` and goes on from the first retained change; `fail` stops the input without moving the checkpoint. `min_delta` always fails, because Doris refuses expired reads.").
+			Description("What to do when a binlog window starts before the oldest change Doris still retains (`binlog.ttl_seconds`): `continue` logs an error naming the lost period, increments `doris_binlog_expired_gaps_total` and goes on from the first retained change; `fail` stops the input without moving the checkpoint. `min_delta` always fails, because Doris refuses expired reads. The check runs before every attempt to read a window, retries included, so a window stuck on a repeating error ends here once its changes expire; it fails closed: when the TTL or Doris's current time cannot be read, the window is not read and the check is retried.").
 			Default("continue").
 			LintRule(enumLint(fieldOnExpired, "continue", "fail")),
 		service.NewBoolField(fieldMergeUpdates).
@@ -217,11 +217,11 @@ func readFields() []*service.ConfigField {
 func requestFields() []*service.ConfigField {
 	return []*service.ConfigField{
 		service.NewDurationField(fieldQueryTimeout).
-			Description("Doris query timeout for snapshot and binlog reads.").
+			Description("Doris query timeout for snapshot and binlog reads. A binlog window that runs out of it is read again as two consecutive halves, split down to one second; a one-second window that still runs out stops the input with an error naming this field.").
 			Default("6h").Advanced().
 			LintRule(minDurationLint(fieldQueryTimeout, 1, "must be positive")),
 		service.NewStringField(fieldExecMemLimit).
-			Description("Doris memory limit per query: plain bytes or a number with the unit `b`, `k`, `kb`, `m`, `mb`, `g` or `gb` (case-insensitive, powers of 1024).").
+			Description("Doris memory limit per query (the session's `exec_mem_limit`): plain bytes or a number with the unit `b`, `k`, `kb`, `m`, `mb`, `g` or `gb` (case-insensitive, powers of 1024). A binlog window that Doris refuses with `MEM_LIMIT_EXCEEDED` is read again as two consecutive halves, split down to one second; a one-second window that is still refused stops the input with an error naming this field.").
 			Default("8192mb").Advanced().
 			LintRule(`root = if !this.string().re_match("^(?i)0*[1-9][0-9]*\\s*(b|k|kb|m|mb|g|gb)?$") { [ "exec_mem_limit must be bytes or a size such as 8192mb; got %q".format(this.string()) ] }`),
 		service.NewIntField(fieldRetries).
