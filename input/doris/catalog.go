@@ -3,6 +3,7 @@ package doris
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -83,11 +84,7 @@ func (c *Client) TableExists(ctx context.Context, db, table string) (bool, error
 func (c *Client) pageNames(ctx context.Context, col, table, where string) ([]string, error) {
 	var all []string
 	for {
-		after, more := "", len(all) > 0
-		if more {
-			after = all[len(all)-1]
-		}
-		stmt := pageSQL(col, table, where, after, more)
+		stmt := pageSQL(col, table, where, all)
 		res, err := c.Statement(ctx, stmt)
 		if err != nil {
 			return nil, err
@@ -99,31 +96,32 @@ func (c *Client) pageNames(ctx context.Context, col, table, where string) ([]str
 		// A page that does not continue the order would make the listing
 		// loop or miss names; refuse it rather than report a short list.
 		for _, n := range names {
-			if more && n <= after {
-				return nil, fmt.Errorf("the FE listed %q after %q, not in byte order, so the listing may be incomplete (%s)", n, after, stmt)
+			if k := len(all); k > 0 && n <= all[k-1] {
+				return nil, fmt.Errorf("the FE listed %q after %q, not in byte order, so the listing may be incomplete (%s)", n, all[k-1], stmt)
 			}
-			after, more = n, true
+			all = append(all, n)
 		}
-		all = append(all, names...)
 		if len(names) < catalogPage {
 			return all, nil
 		}
 	}
 }
 
-func pageSQL(col, table, where, after string, more bool) string {
+// pageSQL selects the page of names that follows seen, the names listed
+// so far.
+func pageSQL(col, table, where string, seen []string) string {
 	var conds []string
 	if where != "" {
 		conds = append(conds, where)
 	}
-	if more {
-		conds = append(conds, QuoteIdent(col)+" > "+QuoteLiteral(after))
+	if len(seen) > 0 {
+		conds = append(conds, QuoteIdent(col)+" > "+QuoteLiteral(seen[len(seen)-1]))
 	}
 	stmt := "SELECT " + QuoteIdent(col) + " FROM `information_schema`." + QuoteIdent(table)
 	if len(conds) > 0 {
 		stmt += " WHERE " + strings.Join(conds, " AND ")
 	}
-	return stmt + " ORDER BY " + QuoteIdent(col) + " LIMIT " + fmt.Sprint(catalogPage)
+	return stmt + " ORDER BY " + QuoteIdent(col) + " LIMIT " + strconv.Itoa(catalogPage)
 }
 
 // FirstColumn returns the first cell of every row as text, failing on a

@@ -56,17 +56,17 @@ func TestCatalogListsPastTheStatementRowLimit(t *testing.T) {
 
 	gotDBs, err := c.ListDatabases(testCtx(t))
 	if err != nil || !slices.Equal(gotDBs, dbs) {
-		t.Errorf("ListDatabases: %d databases (first %q, last %q), %v; want %d", len(gotDBs), first(gotDBs), last(gotDBs), err, len(dbs))
+		t.Errorf("ListDatabases: %d databases (first %q, last %q), %v; want %d", len(gotDBs), firstName(gotDBs), lastName(gotDBs), err, len(dbs))
 	}
 	got, err := c.ListTables(testCtx(t), "bulk")
 	if err != nil || !slices.Equal(got, tables) {
-		t.Errorf("ListTables: %d tables (first %q, last %q), %v; want %d", len(got), first(got), last(got), err, len(tables))
+		t.Errorf("ListTables: %d tables (first %q, last %q), %v; want %d", len(got), firstName(got), lastName(got), err, len(tables))
 	}
 	for _, tc := range []struct {
 		db, table string
 		want      bool
 	}{
-		{"bulk", last(tables), true},
+		{"bulk", lastName(tables), true},
 		{"bulk", "it's `odd`", true},
 		{"bulk", "a", true},
 		{"bulk", "t99999", false},
@@ -83,14 +83,14 @@ func TestCatalogListsPastTheStatementRowLimit(t *testing.T) {
 	}
 }
 
-func first(s []string) string {
+func firstName(s []string) string {
 	if len(s) == 0 {
 		return ""
 	}
 	return s[0]
 }
 
-func last(s []string) string {
+func lastName(s []string) string {
 	if len(s) == 0 {
 		return ""
 	}
@@ -117,6 +117,28 @@ func TestCatalogRefusesAListingOutOfOrder(t *testing.T) {
 	c := testClient(t, ClientConfig{Retries: 1}, f.addr())
 	if got, err := c.ListTables(testCtx(t), "shop"); err == nil || !strings.Contains(err.Error(), `the FE listed "a" after "n0999", not in byte order`) {
 		t.Fatalf("ListTables = %d tables, %v; want an out-of-order error", len(got), err)
+	}
+}
+
+func TestCatalogSkipsSystemDatabasesAndCannotTellOnFailure(t *testing.T) {
+	f := newFE(t, func(w http.ResponseWriter, r *http.Request) {
+		var req struct{ Stmt string }
+		_ = json.NewDecoder(r.Body).Decode(&req)
+		if strings.Contains(req.Stmt, "`schemata`") {
+			writeJSON(w, resultSet(`[{"name":"SCHEMA_NAME","type":"VARCHAR"}]`, `[["__internal_schema"],["information_schema"],["mysql"],["odd db"],["shop"]]`))
+			return
+		}
+		writeJSON(w, `{"msg":"errCode = 2, detailMessage = backend not alive","code":1,"data":null,"count":0}`)
+	})
+	c := testClient(t, ClientConfig{Retries: 1}, f.addr())
+	if dbs, err := c.ListDatabases(testCtx(t)); err != nil || strings.Join(dbs, ",") != "odd db,shop" {
+		t.Fatalf("databases %q %v", dbs, err)
+	}
+	if ok, err := c.TableExists(testCtx(t), "shop", "orders"); err == nil || !strings.Contains(err.Error(), "check table shop.orders") {
+		t.Fatalf("TableExists on a failing FE = %v, %v; want an error naming the table", ok, err)
+	}
+	if _, err := c.ListTables(testCtx(t), "shop"); err == nil || !strings.Contains(err.Error(), "list tables of shop") {
+		t.Fatalf("ListTables on a failing FE = %v; want an error naming the database", err)
 	}
 }
 
