@@ -100,7 +100,7 @@ func selectionFields() []*service.ConfigField {
 			Example([]string{"shop.orders", "shop.customers"}).
 			Optional(),
 		service.NewStringListField(fieldInclude).
-			Description("Regular expressions (Go RE2 syntax) matched against each table's whole `db.table` name, as if anchored with `^...$`: every table that matches one of them, and no `exclude` pattern, is read. Tables are listed with `SHOW DATABASES` and `SHOW TABLES` as the user sees them, and listed again every `table_discovery_interval`. A matched table without row binlog, or that is not a DUPLICATE KEY or merge-on-write UNIQUE KEY table, is skipped with one warning and checked again at each discovery.").
+			Description("Regular expressions (Go RE2 syntax) matched against each table's whole `db.table` name, as if anchored with `^...$`: every table that matches one of them, and no `exclude` pattern, is read. Tables are listed from `information_schema.schemata` and `information_schema.tables` as the user sees them, 1,000 names per statement until the list is complete (so a database of any size is listed in full), and listed again every `table_discovery_interval`; a listing that fails changes nothing until the next one. A matched table without row binlog, or that is not a DUPLICATE KEY or merge-on-write UNIQUE KEY table, is skipped with one warning and checked again at each discovery.").
 			Example([]string{`shop\..*`}).
 			Example([]string{`shop\.orders`, `crm\.(customers|contacts)`}).
 			Optional(),
@@ -109,7 +109,7 @@ func selectionFields() []*service.ConfigField {
 			Example([]string{`shop\.tmp_.*`}).
 			Optional(),
 		service.NewDurationField(fieldDiscoveryInterval).
-			Description("How often the databases and tables are listed again while the binlog is followed. A new table that the selection names or matches joins the stream: in `initial` mode it gets its own snapshot and then its changes from the moment it was found; in `latest` and `from-timestamp` it streams from the moment it was found. A dropped table leaves the stream and the checkpoint with a warning; one dropped and created again is a new table. `0s` lists the tables only at start.").
+			Description("How often the databases and tables are listed again while the binlog is followed. A new table that the selection names or matches joins the stream: in `initial` mode it gets its own snapshot and then its changes from the moment it was found; in `latest` and `from-timestamp` it streams from the moment it was found. A dropped table (one a complete listing no longer shows; a listing that fails or is cut short drops nothing) leaves the stream and the checkpoint with a warning; one dropped and created again is a new table. `0s` lists the tables only at start.").
 			Default("1m").
 			LintRule(minDurationLint(fieldDiscoveryInterval, 0, "must not be negative")),
 	}

@@ -136,7 +136,7 @@ func (s *windowSource) run(ctx context.Context) {
 			s.err = err
 			return
 		}
-		if gone, cerr := s.gone(ctx); cerr == nil && gone {
+		if s.gone(ctx) {
 			s.dropped = true
 			return
 		}
@@ -169,10 +169,16 @@ func (s *windowSource) attempt(ctx context.Context, piece window, now *doris.Tim
 	return s.read(ctx, piece)
 }
 
-// gone tells whether a failure came from the table having been dropped.
-func (s *windowSource) gone(ctx context.Context) (bool, error) {
+// gone tells whether a failure came from the table having been dropped:
+// only when the FE answers that the table is not there. A check that
+// cannot tell leaves the table in; the failure is then retried as any other.
+func (s *windowSource) gone(ctx context.Context) bool {
 	exists, err := s.wr.c.rest.TableExists(ctx, s.t.name.db, s.t.name.table)
-	return !exists, err
+	if err != nil {
+		s.wr.log.Debugf("Reading %s failed and whether it still exists is unknown, so it is kept: %v", s.t.name.key, err)
+		return false
+	}
+	return !exists
 }
 
 // read runs the query once and hands on every converted batch. Conversion

@@ -20,6 +20,13 @@ var _ sql.Database = (*database)(nil)
 func (d *database) Name() string { return d.name }
 
 func (d *database) GetTableInsensitive(ctx *sql.Context, name string) (sql.Table, bool, error) {
+	// The exact name first, without copying every name of the database:
+	// information_schema looks up each table of a database in turn.
+	if info, err := d.store.Table(d.name, name); err == nil {
+		t := newTable(d.store, info)
+		noteColumns(ctx, t.name, info.Def.Columns)
+		return t, true, nil
+	}
 	names, err := d.store.Tables(d.name)
 	if err != nil {
 		return nil, false, err

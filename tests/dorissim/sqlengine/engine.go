@@ -70,11 +70,13 @@ func New(cfg Config) (*Engine, error) {
 		return nil, fmt.Errorf("sqlengine: time zone %q: %w", cfg.TimeZone, err)
 	}
 	prov := newProvider(cfg.Store)
+	gms := sqle.NewDefault(prov)
+	gms.Analyzer.Catalog.InfoSchema = newDorisInfoSchema(sql.NewEmptyContext(), gms.Analyzer.Catalog.InfoSchema)
 	e := &Engine{
 		cfg:         cfg,
 		store:       cfg.Store,
 		prov:        prov,
-		gms:         sqle.NewDefault(prov),
+		gms:         gms,
 		sessions:    map[uint32]*Session{},
 		defaultZone: zone,
 	}
