@@ -72,7 +72,7 @@ func newDorisLoad(conf *config, log *service.Logger) (*dorisLoad, error) {
 		tr: newTransport(transportConfig{
 			FENodes: conf.conn.FENodes, Username: conf.conn.Username, Password: conf.conn.Password,
 			TLS: conf.conn.TLS, Retries: conf.retries, ConnectTimeout: conf.connectTimeout,
-			ReadTimeout: conf.readTimeout, Logger: log,
+			ReadTimeout: conf.readTimeout, LoadLimit: conf.loadLimit(), Logger: log,
 		}),
 		fe:     fe,
 		log:    log,
