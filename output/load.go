@@ -2,6 +2,7 @@ package output
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -73,8 +74,9 @@ func (o *dorisLoad) loadPart(ctx context.Context, p *part) (*loaded, error) {
 // loaded, so neither this batch's retry nor a later batch repeats or skips
 // it; one that did not fails with its own error.
 func (o *dorisLoad) resolveDoubt(ctx context.Context, p *part, cause error) (*loaded, error) {
-	if p.label == "" || ctx.Err() != nil {
-		return nil, cause
+	var refused *httpError
+	if p.label == "" || ctx.Err() != nil || (errors.As(cause, &refused) && !doris.RetryableStatus(refused.status)) {
+		return nil, cause // no label to ask for, shutting down, or refused outright
 	}
 	state, err := o.waitLoadState(ctx, p.db, p.label)
 	if err != nil {
