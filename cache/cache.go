@@ -56,6 +56,9 @@ func New(conf Config, log *service.Logger) (*Cache, error) {
 	if conf.Backoff == nil {
 		conf.Backoff = backoff.NewExponentialBackOff()
 	}
+	if conf.Backoff.MaxElapsedTime <= 0 {
+		return nil, fmt.Errorf("cache %s for %s.%s: field %s.max_elapsed_time must be positive: with no limit an operation against an unreachable Doris never ends", Name, conf.DB, conf.Table, fieldBackoff)
+	}
 	name := conf.DB + "." + conf.Table
 	return &Cache{
 		conf:  conf,
@@ -63,8 +66,15 @@ func New(conf Config, log *service.Logger) (*Cache, error) {
 		stmts: newStatements(conf.DB, conf.Table),
 		name:  name,
 		log:   log,
-		retry: retrier{policy: conf.Backoff, log: log, name: name},
+		retry: retrier{policy: conf.Backoff, attempt: attemptLimit(mc), log: log, name: name},
 	}, nil
+}
+
+// attemptLimit bounds one try of an operation: connecting, then at most
+// three statements (create table, upsert, read-back), each given the
+// socket timeout.
+func attemptLimit(mc *mysql.Config) time.Duration {
+	return mc.Timeout + 3*max(mc.ReadTimeout, mc.WriteTimeout)
 }
 
 // Get returns the value of key, or service.ErrKeyNotFound.

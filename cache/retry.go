@@ -36,8 +36,12 @@ func permanent(err error) bool {
 // ctx ends.
 type retrier struct {
 	policy *backoff.ExponentialBackOff
-	log    *service.Logger
-	name   string
+	// attempt bounds one try of an operation: the driver's socket timeouts
+	// bound each read and write only, which a server trickling bytes keeps
+	// alive, and a caller's ctx may have no deadline.
+	attempt time.Duration
+	log     *service.Logger
+	name    string
 	// failing is set while operations fail, so an outage logs one warning
 	// when it starts and one info line when it ends, not one per attempt.
 	failing atomic.Bool
@@ -47,7 +51,7 @@ func (r *retrier) do(ctx context.Context, op string, fn func(context.Context) er
 	b := *r.policy
 	b.Reset()
 	for attempt := 1; ; attempt++ {
-		err := fn(ctx)
+		err := r.try(ctx, fn)
 		if err == nil || permanent(err) {
 			if err == nil && r.failing.CompareAndSwap(true, false) {
 				r.infof("doris cache %s: reachable again", r.name)
@@ -69,6 +73,20 @@ func (r *retrier) do(ctx context.Context, op string, fn func(context.Context) er
 		case <-t.C:
 		}
 	}
+}
+
+// try runs fn once under the attempt deadline. An attempt cut off by its
+// own deadline is a connection error, retried like one; the caller's
+// deadline ends the operation.
+func (r *retrier) try(ctx context.Context, fn func(context.Context) error) error {
+	actx, cancel := context.WithTimeout(ctx, r.attempt)
+	defer cancel()
+	err := fn(actx)
+	if err != nil && ctx.Err() == nil && actx.Err() != nil {
+		// Not wrapped: context.DeadlineExceeded would make it permanent.
+		return fmt.Errorf("no answer within %s: %v", r.attempt, err)
+	}
+	return err
 }
 
 func (r *retrier) warnf(format string, args ...any) {

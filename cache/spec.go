@@ -82,8 +82,9 @@ func Spec() *service.ConfigSpec {
 				Description("Create the table (with the DDL above) on the first connection if it does not exist.").
 				Default(true),
 			service.NewBackOffField(fieldBackoff, false, defaultBackoff).
-				Description("Retries of connection errors within one operation. When `max_elapsed_time` runs out the operation fails; for a checkpoint `Set` that fails the ack, and the batch is delivered again.").
-				Advanced(),
+				Description("Retries of connection errors within one operation. When `max_elapsed_time` runs out the operation fails; for a checkpoint `Set` that fails the ack, and the batch is delivered again. `max_elapsed_time` must be positive: an operation never retries without end. Each attempt is bounded too, by `connectTimeout` plus three times `socketTimeout` of `jdbc_url` (30s + 3 × 60s by default); an attempt that runs out counts as a connection error.").
+				Advanced().
+				LintRule(`root = if this.max_elapsed_time.or("1m").parse_duration() <= 0 { [ "backoff.max_elapsed_time must be positive: with no limit an operation against an unreachable Doris never ends" ] }`),
 		).
 		Example("Checkpoints in Doris", "The recommended production setup: the input's position lives in the cluster it reads.", `
 cache_resources:

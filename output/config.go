@@ -29,9 +29,10 @@ type config struct {
 	format         string
 	columns        string
 	partial        bool
-	maxFilterRatio string // "" when unset
-	strictMode     string // "" when unset
-	timeoutSecs    string // "" when unset
+	maxFilterRatio string        // "" when unset
+	strictMode     string        // "" when unset
+	timeoutSecs    string        // "" when unset
+	timeout        time.Duration // 0 when unset
 	headers        map[string]string
 	csvSeparator   string
 	cdc            string
@@ -65,6 +66,9 @@ func parseConfig(pc *service.ParsedConfig) (*config, error) {
 		if err := step(pc, c); err != nil {
 			return nil, err
 		}
+	}
+	if err := checkHeaders(c); err != nil {
+		return nil, err
 	}
 	return c, c.crossCheck()
 }
@@ -111,7 +115,8 @@ func parseLoadOptions(pc *service.ParsedConfig, c *config) error {
 		if d <= 0 {
 			return fmt.Errorf("field %s: timeout must be positive; got %s", fieldTimeout, d)
 		}
-		c.timeoutSecs = strconv.FormatInt(int64((d+time.Second-1)/time.Second), 10)
+		c.timeout = (d + time.Second - 1) / time.Second * time.Second
+		c.timeoutSecs = strconv.FormatInt(int64(c.timeout/time.Second), 10)
 	}
 	if c.headers, err = pc.FieldStringMap(fieldHeaders); err != nil {
 		return fieldErr(fieldHeaders, err)
@@ -203,6 +208,17 @@ func parseRequests(pc *service.ParsedConfig, c *config) error {
 	}
 	c.stateWait = c.readTimeout
 	return nil
+}
+
+// loadLimit bounds one attempt of a Stream Load, upload and answer: the
+// time Doris gives the load, plus request_connect_timeout for the
+// connections and redirects around it. Without a timeout Doris's own
+// default (days) is no bound, so request_read_timeout stands in.
+func (c *config) loadLimit() time.Duration {
+	if c.timeout > 0 {
+		return c.timeout + c.connectTimeout
+	}
+	return c.readTimeout + c.connectTimeout
 }
 
 // crossCheck mirrors the spec lint rule.

@@ -34,6 +34,11 @@ func TestConfigErrorsNameTheField(t *testing.T) {
 		"max_filter_ratio: 2\n":                             "max_filter_ratio must be between 0 and 1",
 		"headers:\n  label: x\n":                            "headers.label is set by doris_load itself",
 		"request_retries: 0\n":                              "request_retries must be at least 1",
+		"headers:\n  where: \"a=1\\r\\nX-Evil: 1\"\n":       "field headers: headers.where holds a line break",
+		"headers:\n  \"bad name\": x\n":                     `field headers: "bad name" is not a valid HTTP header name`,
+		"headers:\n  where: \"a\\x00\"\n":                   "headers.where holds control character 0x00",
+		"columns: \"id,\\nname\"\n":                         "field columns: the value holds a line break",
+		"sequence_column: \"s\\rt\"\n":                      "field sequence_column: the value holds a line break",
 	} {
 		_, err := parseTestConfig(t, extra)
 		if err == nil || !strings.Contains(err.Error(), want) {
@@ -70,6 +75,10 @@ func TestLintRules(t *testing.T) {
 		"group_commit: sync_mode\ntwo_phase_commit: true\n": "two_phase_commit cannot be combined",
 		"headers:\n  Two_Phase_Commit: 'true'\n":            "headers.Two_Phase_Commit is set by doris_load",
 		"format: parquet\n":                                 "format must be one of json, csv",
+		"headers:\n  where: \"a=1\\r\\nX-Evil: 1\"\n":       "headers.where holds a line break",
+		"headers:\n  \"bad:name\": x\n":                     `headers: "bad:name" is not a valid HTTP header name`,
+		"columns: \"id,\\nname\"\n":                         "columns holds a line break",
+		"sequence_column: \"s\\rt\"\n":                      "sequence_column holds a line break",
 	} {
 		b := service.NewStreamBuilder()
 		err := b.AddOutputYAML("doris_load:\n  fenodes: 127.0.0.1:8030\n  username: root\n  table_identifier: db.t\n  " + strings.ReplaceAll(strings.TrimSpace(yaml), "\n", "\n  ") + "\n")
@@ -80,6 +89,10 @@ func TestLintRules(t *testing.T) {
 	b := service.NewStreamBuilder()
 	if err := b.AddOutputYAML("doris_load:\n  fenodes: 127.0.0.1:8030\n  username: root\n  table_identifier: db.t\n  cdc: \"false\"\n  batching:\n    period: 1s\n"); err != nil {
 		t.Fatalf("period with cdc false: %v", err)
+	}
+	b = service.NewStreamBuilder()
+	if err := b.AddOutputYAML("doris_load:\n  fenodes: 127.0.0.1:8030\n  username: root\n  table_identifier: db.t\n  columns: \"a,\\tb\"\n  headers:\n    where: \"k = 'a\\tb'\"\n    X-Custom_1: v\n"); err != nil {
+		t.Fatalf("tabs and a custom header name: %v", err)
 	}
 }
 

@@ -18,19 +18,27 @@ A load is never applied twice when its label repeats: Doris answers "Label Alrea
 doris_load takes as success when the earlier load finished (and waits for it when it is still running).
 Labels repeat on a replay when
 
-- every message of the load carries ` + "`tso`" + `, ` + "`lsn`" + ` and ` + "`operation`" + ` metadata (as ` + "`doris_binlog`" + ` sets them), so the
-  label is derived from the target, the first and last positions and the row count;
+- every message of the load carries ` + "`tso`" + `, ` + "`lsn`" + `, ` + "`operation`" + `, ` + "`database_schema`" + ` and ` + "`table`" + ` metadata (as
+  ` + "`doris_binlog`" + ` sets them), so the label is derived from the target, the source tables, the first and last
+  positions and the row count;
 - the batches replayed after a restart are the same as before it: ` + "`doris_binlog`" + ` re-emits the same batches
   while its ` + "`batch_size`" + `, ` + "`batching`" + ` and table selection are unchanged, and this output's ` + "`batching`" + ` cuts
   by ` + "`count`" + ` only (a ` + "`period`" + ` is flagged by lint);
 - the replay comes within Doris's label retention (` + "`streaming_label_keep_max_second`" + ` on the FE).
 
-Without positions, a random label is made per load and reused when Benthos retries the same batch in
-the same process; after a restart such rows may load again, which is harmless for UNIQUE KEY targets
-(the same upsert) but duplicates rows in DUPLICATE KEY targets.
+Without positions, a random label is made per load. It is kept only while doris_load retries the
+batch itself (` + "`retry_in_order`" + `); a batch that fails back to Benthos leaves no label behind, because
+Benthos may never deliver it again (a ` + "`fallback`" + ` output) and a later batch with equal rows must not be
+skipped as already loaded. Such rows may therefore load again when Benthos redelivers the batch or after a
+restart, which is harmless for UNIQUE KEY targets (the same upsert) but duplicates rows in DUPLICATE KEY
+targets. A load that got no answer (a lost connection, a deadline) is looked up by label before the
+batch fails: if Doris has it, it counts as loaded.
 
-A request that fails with a connection error or a 5xx answer is retried on the next FE with the same
-label. Any other failed Stream Load status fails the batch with Doris's message and the label;
+A request that fails with a connection error or a 5xx answer, or runs out of its deadline, is retried on
+the next FE with the same label. Each attempt of a load has a deadline covering the upload and the answer:
+` + "`timeout`" + ` (or, when unset, ` + "`request_read_timeout`" + `) plus ` + "`request_connect_timeout`" + `; other requests get
+` + "`request_connect_timeout`" + ` plus ` + "`request_read_timeout`" + `. A BE that stops reading the body or never answers
+therefore fails the attempt instead of hanging the output. Any other failed Stream Load status fails the batch with Doris's message and the label;
 "Publish Timeout" counts as success because the transaction is committed.
 
 Change events must reach the output in commit order: keep ` + "`max_in_flight: 1`" + ` and, when the config has

@@ -28,8 +28,12 @@ type fakeDoris struct {
 	failNextCode, failNext int
 	// loadStatus forces a Status for the next BE load ("" = normal).
 	loadStatus []string
-	// failTarget answers Status Fail to every load into this db.table.
-	failTarget string
+	// failTarget answers Status Fail to every load into this db.table, or,
+	// when failTargetTimes > 0, to that many.
+	failTarget      string
+	failTargetTimes int
+	// loseNext loads the next n loads, then drops the connection unanswered.
+	loseNext int
 }
 
 type fakeTxn struct {
@@ -86,6 +90,11 @@ func (f *fakeDoris) load(w http.ResponseWriter, r *http.Request) {
 	label := r.Header.Get("label")
 	target := r.PathValue("db") + "." + r.PathValue("table")
 	if target == f.failTarget {
+		if f.failTargetTimes > 0 {
+			if f.failTargetTimes--; f.failTargetTimes == 0 {
+				f.failTarget = ""
+			}
+		}
 		writeJSONT(w, map[string]any{"Status": "Fail", "Label": label, "Message": "[INTERNAL_ERROR]tablet writer failed", "TxnId": 1})
 		return
 	}
@@ -115,6 +124,13 @@ func (f *fakeDoris) load(w http.ResponseWriter, r *http.Request) {
 	}
 	if label != "" {
 		f.labels[label] = txn
+	}
+	if f.loseNext > 0 {
+		f.loseNext--
+		if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
+			conn.Close()
+			return
+		}
 	}
 	writeJSONT(w, map[string]any{"TxnId": txn.id, "Label": label, "Status": "Success", "Message": "OK",
 		"TwoPhaseCommit": fmt.Sprint(twoPC), "NumberTotalRows": len(txn.rows), "NumberLoadedRows": len(txn.rows)})

@@ -47,7 +47,7 @@ func FuzzParseLoadState(f *testing.F) {
 // FuzzAppendJSONRow: a JSON object stays one valid JSON line after the
 // delete sign and sequence value are spliced in.
 func FuzzAppendJSONRow(f *testing.F) {
-	for _, s := range []string{`{"id":1}`, `{}`, "{\n \"a\": [1,\n2]\n}", ` {"s":"}"} `, `[1]`} {
+	for _, s := range []string{`{"id":1}`, `{}`, "{\n \"a\": [1,\n2]\n}", ` {"s":"}"} `, `[1]`, `{"_seq":7,"a":1}`, `{"_s\u0065q":7}`} {
 		f.Add([]byte(s), true, true)
 	}
 	f.Fuzz(func(t *testing.T, raw []byte, sign, seq bool) {
@@ -56,7 +56,7 @@ func FuzzAppendJSONRow(f *testing.F) {
 			seqVal = []byte("42")
 		}
 		var buf bytes.Buffer
-		err := appendJSONRow(&buf, raw, sign, '1', []byte(`"_seq"`), seqVal)
+		err := appendJSONRow(&buf, raw, sign, '1', "_seq", []byte(`"_seq"`), seqVal)
 		var obj map[string]any
 		isObj := json.Unmarshal(raw, &obj) == nil && obj != nil
 		if err != nil {
@@ -72,5 +72,33 @@ func FuzzAppendJSONRow(f *testing.F) {
 		if isObj && !json.Valid(line) {
 			t.Fatalf("%q became invalid JSON %q", raw, line)
 		}
+		if isObj && seq {
+			if n := countMembers(t, line, "_seq"); n != 1 {
+				t.Fatalf("%q became %q with %d _seq members, want 1", raw, line, n)
+			}
+		}
 	})
+}
+
+// countMembers counts the top-level members called name, duplicates included.
+func countMembers(t *testing.T, line []byte, name string) int {
+	dec := json.NewDecoder(bytes.NewReader(line))
+	if _, err := dec.Token(); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			t.Fatal(err)
+		}
+		if k == name {
+			n++
+		}
+	}
+	return n
 }

@@ -2,6 +2,7 @@ package output
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -32,7 +33,7 @@ func (o *dorisLoad) loadPart(ctx context.Context, p *part) (*loaded, error) {
 	for round := 0; round < 3; round++ {
 		data, err := o.tr.call(ctx, "stream load into "+p.target+" (label "+p.label+")", http.MethodPut, path, h, p.body)
 		if err != nil {
-			return nil, err
+			return o.resolveDoubt(ctx, p, err)
 		}
 		resp, err := parseLoadResponse(data)
 		if err != nil {
@@ -66,6 +67,31 @@ func (o *dorisLoad) loadPart(ctx context.Context, p *part) (*loaded, error) {
 		o.log.Debugf("doris_load: earlier load under label %s into %s ended %s; loading again", p.label, p.target, state)
 	}
 	return nil, fmt.Errorf("stream load into %s (label %s): earlier loads under the label kept being aborted", p.target, p.label)
+}
+
+// resolveDoubt asks Doris what became of a load that got no answer (a lost
+// connection, a deadline): it may have loaded. A load that did counts as
+// loaded, so neither this batch's retry nor a later batch repeats or skips
+// it; one that did not fails with its own error.
+func (o *dorisLoad) resolveDoubt(ctx context.Context, p *part, cause error) (*loaded, error) {
+	var refused *httpError
+	if p.label == "" || ctx.Err() != nil || (errors.As(cause, &refused) && !doris.RetryableStatus(refused.status)) {
+		return nil, cause // no label to ask for, shutting down, or refused outright
+	}
+	state, err := o.waitLoadState(ctx, p.db, p.label)
+	if err != nil {
+		return nil, fmt.Errorf("%w; the load is in doubt, its label's state is unknown: %w", cause, err)
+	}
+	switch state {
+	case stateVisible, stateCommitted:
+		o.log.Debugf("doris_load: unanswered load under label %s into %s is %s", p.label, p.target, state)
+		return &loaded{part: p}, nil
+	case statePrecommitted:
+		if o.conf.twoPC {
+			return &loaded{part: p, precommitted: true}, nil
+		}
+	}
+	return nil, cause
 }
 
 // waitLoadState polls the label's state until it stops moving: VISIBLE,

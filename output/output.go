@@ -47,11 +47,10 @@ func newOutput(pc *service.ParsedConfig, mgr *service.Resources) (service.BatchO
 
 // dorisLoad is the output. It is safe for concurrent WriteBatch calls.
 type dorisLoad struct {
-	conf    *config
-	tr      *transport
-	fe      *doris.Client // schema lookups
-	log     *service.Logger
-	pending *pendingLabels
+	conf *config
+	tr   *transport
+	fe   *doris.Client // schema lookups
+	log  *service.Logger
 
 	retryFirst, retryMax time.Duration
 
@@ -73,12 +72,11 @@ func newDorisLoad(conf *config, log *service.Logger) (*dorisLoad, error) {
 		tr: newTransport(transportConfig{
 			FENodes: conf.conn.FENodes, Username: conf.conn.Username, Password: conf.conn.Password,
 			TLS: conf.conn.TLS, Retries: conf.retries, ConnectTimeout: conf.connectTimeout,
-			ReadTimeout: conf.readTimeout, Logger: log,
+			ReadTimeout: conf.readTimeout, LoadLimit: conf.loadLimit(), Logger: log,
 		}),
-		fe:      fe,
-		log:     log,
-		pending: newPendingLabels(),
-		models:  map[string]string{},
+		fe:     fe,
+		log:    log,
+		models: map[string]string{},
 
 		retryFirst: retryFirstWait,
 		retryMax:   retryMaxWait,
@@ -94,27 +92,17 @@ func (o *dorisLoad) Close(context.Context) error {
 	return nil
 }
 
-// assignLabel picks the part's label: derived from its positions when every
-// message has one, else random (the one kept from a failed attempt of the
-// same content, if any).
+// assignLabel picks the part's label: derived from its positions and
+// sources when every message has them, else random.
 func (o *dorisLoad) assignLabel(p *part) {
 	if !o.conf.labels() {
 		return
 	}
 	if p.positioned {
-		p.label = deterministicLabel(o.conf.labelPrefix, p.target, p.first, p.last, len(p.msgs))
+		p.label = deterministicLabel(o.conf.labelPrefix, p.target, p.sources, p.first, p.last, len(p.msgs))
 		return
 	}
-	p.randomLabel = true
-	p.label = o.pending.take(contentKey(p.target, p.body), o.conf.labelPrefix)
-}
-
-func (o *dorisLoad) keepLabels(parts []*part) {
-	for _, p := range parts {
-		if p.randomLabel && p.rows > 0 {
-			o.pending.keep(contentKey(p.target, p.body), p.label)
-		}
-	}
+	p.label = randomLabel(o.conf.labelPrefix)
 }
 
 // loadHeaders are the Stream Load headers of one part.

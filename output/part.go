@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -29,6 +30,8 @@ const (
 	metaOperation = "operation"
 	metaTSO       = "tso"
 	metaLSN       = "lsn"
+	metaDatabase  = "database_schema"
+	metaTable     = "table"
 )
 
 const (
@@ -42,14 +45,16 @@ type part struct {
 	target, db, table string
 	msgs              []int // indexes into the batch, in order
 	ops               []string
-	positioned        bool // every message carries tso, lsn and operation
+	positioned        bool     // every message carries tso, lsn, operation and its source table
+	sources           []string // the source tables, in order of first appearance
 	first, last       position
 	cdc               bool   // some message is a change event
 	model             string // keysType, looked up only when needed
 	body              []byte
 	rows              int
-	label             string
-	randomLabel       bool
+	label             string // kept across the attempts of one WriteBatch
+	ready             bool   // encoded and labelled
+	loaded            bool   // in Doris: later attempts of the batch skip it
 }
 
 // split groups a batch by target table, keeping message order within each
@@ -85,13 +90,17 @@ func (o *dorisLoad) split(batch service.MessageBatch) ([]*part, error) {
 			p.cdc = true
 		}
 		pos, ok := messagePosition(m, op)
-		if !ok || o.conf.cdc == cdcOff {
+		src, known := messageSource(m)
+		if !ok || !known || o.conf.cdc == cdcOff {
 			p.positioned = false
 		} else {
 			if len(p.msgs) == 0 {
 				p.first = pos
 			}
 			p.last = pos
+			if !slices.Contains(p.sources, src) {
+				p.sources = append(p.sources, src)
+			}
 		}
 		p.msgs = append(p.msgs, i)
 		p.ops = append(p.ops, op)
@@ -107,6 +116,17 @@ func messagePosition(m *service.Message, op string) (position, bool) {
 		return position{}, false
 	}
 	return position{tso: tso, lsn: lsn, op: op}, true
+}
+
+// messageSource names the message's source table. Positions are only
+// unique within a source, so a label built from them needs it.
+func messageSource(m *service.Message) (string, bool) {
+	db, ok1 := m.MetaGetMut(metaDatabase)
+	table, ok2 := m.MetaGetMut(metaTable)
+	if !ok1 || !ok2 {
+		return "", false
+	}
+	return fmt.Sprint(db) + "\x00" + fmt.Sprint(table), true
 }
 
 func metaInt(m *service.Message, key string) (int64, bool) {
@@ -186,7 +206,7 @@ func (o *dorisLoad) encode(batch service.MessageBatch, p *part) error {
 			}
 			seq = strconv.AppendInt(nil, tso, 10) // snapshot rows: 0, older than any change
 		}
-		if err := appendJSONRow(&buf, raw, deleteSign, sign, o.conf.seqKey, seq); err != nil {
+		if err := appendJSONRow(&buf, raw, deleteSign, sign, o.conf.seqCol, o.conf.seqKey, seq); err != nil {
 			return fmt.Errorf("message %d into %s: %w", i, p.target, err)
 		}
 		p.rows++
@@ -209,8 +229,11 @@ func modelName(keysType string) string {
 
 // appendJSONRow writes one JSON object as a line, adding the delete sign and
 // the sequence value by splicing them before the closing brace: re-encoding
-// every row would cost far more than the load.
-func appendJSONRow(buf *bytes.Buffer, raw []byte, withSign bool, sign byte, seqKey, seq []byte) error {
+// every row would cost far more than the load. A row that already holds the
+// sequence column (replicating a replica) loses that member first: the
+// change's tso is what orders this stream, and a key sent twice is loaded as
+// whichever of the two Doris's parser keeps.
+func appendJSONRow(buf *bytes.Buffer, raw []byte, withSign bool, sign byte, seqCol string, seqKey, seq []byte) error {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) < 2 || raw[0] != '{' || raw[len(raw)-1] != '}' {
 		return fmt.Errorf("format json needs one JSON object per message; got %s", doris.Snippet(raw))
@@ -221,6 +244,12 @@ func appendJSONRow(buf *bytes.Buffer, raw []byte, withSign bool, sign byte, seqK
 			return fmt.Errorf("format json: %w", err)
 		}
 		raw = c.Bytes()
+	}
+	if seq != nil && mayHoldMember(raw, seqCol) {
+		var err error
+		if raw, err = dropMember(raw, seqCol); err != nil {
+			return fmt.Errorf("format json: %w", err)
+		}
 	}
 	if !withSign && seq == nil {
 		buf.Write(raw)
@@ -248,6 +277,52 @@ func appendJSONRow(buf *bytes.Buffer, raw []byte, withSign bool, sign byte, seqK
 	}
 	buf.WriteString("}\n")
 	return nil
+}
+
+// mayHoldMember is a cheap test that rules out most rows: a member name
+// can only hide from a plain byte search behind an escape.
+func mayHoldMember(raw []byte, name string) bool {
+	return bytes.IndexByte(raw, '\\') >= 0 || bytes.Contains(raw, []byte(name))
+}
+
+// dropMember returns the JSON object raw without its top-level members
+// called name, the other members unchanged and in order.
+func dropMember(raw []byte, name string) ([]byte, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if _, err := dec.Token(); err != nil {
+		return nil, err
+	}
+	out := make([]byte, 0, len(raw))
+	out = append(out, '{')
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		key, _ := tok.(string)
+		var val json.RawMessage
+		if err := dec.Decode(&val); err != nil {
+			return nil, err
+		}
+		if key == name {
+			continue
+		}
+		if len(out) > 1 {
+			out = append(out, ',')
+		}
+		k, err := jsonString(key)
+		if err != nil {
+			return nil, err
+		}
+		out = append(append(append(out, k...), ':'), val...)
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, err
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("data after the object: %s", doris.Snippet(raw))
+	}
+	return append(out, '}'), nil
 }
 
 // tableModel returns the target's keysType from GET /api/{db}/{table}/_schema,

@@ -80,7 +80,8 @@ func targetFields() []*service.ConfigField {
 		service.NewStringField(fieldColumns).
 			Description("The Stream Load `columns` header: the columns the rows fill, in CSV order. `__DORIS_DELETE_SIGN__` and the sequence column are appended when needed.").
 			Example("id,status,updated_at").
-			Optional(),
+			Optional().
+			LintRule(headerValueLint(fieldColumns)),
 		service.NewBoolField(fieldPartialColumns).
 			Description("Update only the listed `columns` of existing rows (merge-on-write UNIQUE KEY tables); needs `columns`.").
 			Default(false),
@@ -92,11 +93,11 @@ func targetFields() []*service.ConfigField {
 			Description("The Stream Load `strict_mode` header: rows whose values fail conversion are filtered instead of loaded as NULL.").
 			Optional(),
 		service.NewDurationField(fieldTimeout).
-			Description("The Stream Load `timeout`, rounded up to whole seconds: Doris aborts a load that runs longer.").
+			Description("The Stream Load `timeout`, rounded up to whole seconds: Doris aborts a load that runs longer. It also bounds each attempt of a load here, the upload of the body and the answer together: an attempt gets `timeout` plus `request_connect_timeout` (without `timeout`, `request_read_timeout` plus `request_connect_timeout`), then it counts as failed, the label's state is asked for, and the load is retried or the batch fails.").
 			Example("600s").
 			Optional(),
 		service.NewStringMapField(fieldHeaders).
-			Description("Further Stream Load headers, passed as they are, for example `column_separator` or `where`. Headers that fields set (`label`, `format`, `columns`, `two_phase_commit`, `group_commit`, …) are refused.").
+			Description("Further Stream Load headers, passed as they are, for example `column_separator` or `where`. Headers that fields set (`label`, `format`, `columns`, `two_phase_commit`, `group_commit`, …) are refused, and so are names that are not HTTP header names and values holding a line break or another control character (tab excepted), at start rather than at every load.").
 			Example(map[string]any{"column_separator": ","}).
 			Default(map[string]any{}),
 	}
@@ -109,16 +110,17 @@ func cdcFields() []*service.ConfigField {
 			Default(cdcAuto).
 			LintRule(`root = if !["auto", "true", "false"].contains(this.string().lowercase()) { [ "cdc must be one of auto, true, false; got %q".format(this.string()) ] }`),
 		service.NewStringField(fieldSequenceColumn).
-			Description("A BIGINT column of the target that receives each change's `tso`. The target must be a UNIQUE KEY table with that column as its sequence column (`\"function_column.sequence_col\" = \"<column>\"` in its PROPERTIES); the name is also sent as the `function_column.sequence_col` header. Doris then ignores a write, or a delete, older than the stored row, so a replayed or reordered older change never overwrites a newer one. Snapshot rows (`read`, no `tso`) get 0, older than any change. Only with `format: json`.").
+			Description("A BIGINT column of the target that receives each change's `tso`. The target must be a UNIQUE KEY table with that column as its sequence column (`\"function_column.sequence_col\" = \"<column>\"` in its PROPERTIES); the name is also sent as the `function_column.sequence_col` header. Doris then ignores a write, or a delete, older than the stored row, so a replayed or reordered older change never overwrites a newer one. Snapshot rows (`read`, no `tso`) get 0, older than any change. A message that already holds the column (replicating a table that is itself a replica) has its value replaced by the change's `tso`: the column is sent once, and it orders the changes of the stream being applied. Only with `format: json`.").
 			Example("_src_tso").
-			Optional(),
+			Optional().
+			LintRule(headerValueLint(fieldSequenceColumn)),
 	}
 }
 
 func labelFields() []*service.ConfigField {
 	return []*service.ConfigField{
 		service.NewStringField(fieldLabelPrefix).
-			Description("The start of every load label, from `[-_A-Za-z0-9:]`. When every message of a load carries `tso`, `lsn` and `operation` (as from `doris_binlog`), the label is `<prefix>_<table>_<hash>_<first tso>-<first lsn><op>_<last tso>-<last lsn><op>_<count>`: the same rows replayed after a restart get the same label and Doris refuses to load them again. Otherwise the label is random, kept for the retries of the batch in this process.").
+			Description("The start of every load label, from `[-_A-Za-z0-9:]`. When every message of a load carries `tso`, `lsn` and `operation`, and names its source with `database_schema` and `table` metadata (as `doris_binlog` messages do), the label is `<prefix>_<table>_<hash>_<first tso>-<first lsn><op>_<last tso>-<last lsn><op>_<count>`, where `<hash>` covers the target and the source tables, so two sources that reach the same positions never share a label in one target. Labels stay within Doris's rule (at most 128 characters from `[-_A-Za-z0-9:]`): the target name is shortened, or the whole label hashed, when it would not fit. The same rows replayed after a restart get the same label and Doris refuses to load them again. Otherwise (`cdc: false`, snapshot rows, messages of other inputs) the label is random and lives for one delivery of the batch: the in-place retries of `retry_in_order` reuse it, but a batch that fails back to Benthos (to a `fallback` output, or to be delivered again) leaves no label behind, so a later batch with equal rows is never skipped as already loaded; a redelivered batch may then load again the targets that had loaded (at-least-once).").
 			Default(defaultLabelPrefix).
 			LintRule(`root = if !this.string().re_match("^[-_A-Za-z0-9:]{1,64}$") { [ "label_prefix must be 1 to 64 characters from [-_A-Za-z0-9:]; got %q".format(this.string()) ] }`),
 		service.NewBoolField(fieldTwoPhaseCommit).
@@ -137,17 +139,32 @@ func requestFields() []*service.ConfigField {
 			Description("When a batch of change events fails to load (after `request_retries`), retry it here, with a backoff growing from 1s to 30s and an error logged per attempt, instead of failing it. A failed batch handed back to Benthos lets later batches load first, and an older change would overwrite a newer one. Errors that repeat on every attempt (a delete into a DUPLICATE KEY table, a message that is not a JSON object) still fail the batch. Set to false to fail batches instead, for example to route them to a `fallback` output; other messages always fail the batch.").
 			Default(true),
 		service.NewIntField(fieldRetries).
-			Description("Attempts per request, across the `fenodes` in turn, on connection errors and 5xx answers, with jittered backoff. Every attempt reuses the label, so a load whose answer was lost is not loaded twice.").
+			Description("Attempts per request, across the `fenodes` in turn, on connection errors, attempts cut off by their deadline and 5xx answers, with jittered backoff. Every attempt reuses the label, so a load whose answer was lost is not loaded twice; when the last attempt gets no answer, the label's state decides whether the load counts as done.").
 			Default(5).
 			LintRule(`root = if this < 1 { [ "request_retries must be at least 1; got %d".format(this) ] }`),
 		service.NewDurationField(fieldConnectTimeout).
 			Description("Timeout for connecting to an FE or BE.").
 			Default("30s"),
 		service.NewDurationField(fieldReadTimeout).
-			Description("How long to wait for the answer once a load's body is sent. Loads in doubt are then looked up by label.").
+			Description("How long to wait for the answer once a load's body is sent, and for the answer of every other request (label state, commit, abort), whose attempts end after `request_connect_timeout` plus this. Loads in doubt are then looked up by label.").
 			Default("10m"),
 	}
 }
+
+// headerCtl matches what badHeaderValue refuses.
+const headerCtl = `"[\\x00-\\x08\\x0a-\\x1f\\x7f]"`
+
+// headerValueLint refuses a field sent as a header whose value HTTP cannot
+// carry; the constructor checks the same (checkHeaders).
+func headerValueLint(field string) string {
+	return `root = if this.string().re_match(` + headerCtl + `) { [ "` + field + ` holds a line break or control character, which the Stream Load header it is sent in cannot carry" ] }`
+}
+
+// headersLint is part of the config's lint rule: a map field's own rule
+// runs on each value, without the key.
+var headersLint = `let names = this.headers.or({}).keys().filter(k -> !k.re_match("^[-!#$%&'*+.^_` + "`" + `|~0-9A-Za-z]+$")).map_each(k -> "headers: %q is not a valid HTTP header name".format(k))
+let values = this.headers.or({}).key_values().filter(kv -> kv.value.string().re_match(` + headerCtl + `)).map_each(kv -> "headers.%s holds a line break or control character, which an HTTP header cannot carry".format(kv.key))
+`
 
 func quotedList(xs []string) string {
 	q := make([]string, len(xs))
@@ -157,7 +174,7 @@ func quotedList(xs []string) string {
 	return "[" + strings.Join(q, ", ") + "]"
 }
 
-var specLintRule = `let hdr = this.headers.or({}).keys().filter(k -> ` + quotedList(managedHeaders) + `.contains(k.lowercase())).map_each(k -> "headers.%s is set by doris_load itself; use its field instead".format(k))
+var specLintRule = headersLint + `let hdr = this.headers.or({}).keys().filter(k -> ` + quotedList(managedHeaders) + `.contains(k.lowercase())).map_each(k -> "headers.%s is set by doris_load itself; use its field instead".format(k))
 let gc = this.group_commit.or("off_mode").string().lowercase()
 root = [
   if $gc != "off_mode" && this.two_phase_commit.or(false) { "two_phase_commit cannot be combined with group_commit %s: Doris refuses two-phase commit in group commit".format($gc) } else { "" },
@@ -165,4 +182,4 @@ root = [
   if this.partial_columns.or(false) && this.columns.or("") == "" { "partial_columns needs columns: the columns each row updates" } else { "" },
   if this.sequence_column.or("") != "" && this.format.or("json").string().lowercase() != "json" { "sequence_column needs format json" } else { "" },
   if $gc == "off_mode" && this.cdc.or("auto").string().lowercase() != "false" && this.batching.period.or("") != "" { "batching.period cuts batches by time, so a batch replayed after a restart may hold other rows, get another label and load twice: batch by count, or set cdc: false when the messages carry no source positions" } else { "" },
-].merge($hdr)`
+].merge($hdr).merge($names).merge($values)`

@@ -37,7 +37,11 @@ type transport struct {
 	password string
 	retries  int
 	hc       *http.Client
-	log      *service.Logger
+	// loadLimit and requestLimit bound one attempt of a load and of any
+	// other request, answer body included: the http.Transport timeouts
+	// leave the upload and the reading of the body unbounded.
+	loadLimit, requestLimit time.Duration
+	log                     *service.Logger
 
 	backoffBase, backoffMax time.Duration
 }
@@ -48,6 +52,7 @@ type transportConfig struct {
 	TLS                         *tls.Config
 	Retries                     int
 	ConnectTimeout, ReadTimeout time.Duration
+	LoadLimit                   time.Duration
 	Logger                      *service.Logger
 }
 
@@ -70,14 +75,17 @@ func newTransport(c transportConfig) *transport {
 		scheme = "https"
 	}
 	return &transport{
-		fes:         doris.NewFERotation(c.FENodes),
-		scheme:      scheme,
-		user:        c.Username,
-		password:    c.Password,
-		retries:     c.Retries,
-		log:         c.Logger,
-		backoffBase: backoffBase,
-		backoffMax:  backoffMax,
+		fes:       doris.NewFERotation(c.FENodes),
+		scheme:    scheme,
+		user:      c.Username,
+		password:  c.Password,
+		retries:   c.Retries,
+		loadLimit: c.LoadLimit,
+		// Requests other than loads carry no body: connecting plus waiting.
+		requestLimit: c.ConnectTimeout + c.ReadTimeout,
+		log:          c.Logger,
+		backoffBase:  backoffBase,
+		backoffMax:   backoffMax,
 		hc: &http.Client{
 			Transport:     tr,
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
@@ -98,9 +106,27 @@ func (e *httpError) Error() string {
 	return fmt.Sprintf("%s answered HTTP %d: %s", e.url, e.status, e.body)
 }
 
+// attemptTimeout is an attempt cut off by its own deadline, not by the
+// caller's: another attempt, on another FE, may succeed.
+type attemptTimeout struct {
+	limit time.Duration
+	err   error
+}
+
+func (e *attemptTimeout) Error() string {
+	return fmt.Sprintf("no complete answer within %s: %v", e.limit, e.err)
+}
+
+func (e *attemptTimeout) Unwrap() error { return e.err }
+
 // retryable reports whether another attempt (maybe on another FE) can help:
-// connection errors, 5xx, 408 and 429 can; other answers repeat.
+// connection errors, attempt timeouts, 5xx, 408 and 429 can; other answers
+// repeat.
 func retryable(err error) bool {
+	var te *attemptTimeout
+	if errors.As(err, &te) {
+		return true
+	}
 	var he *httpError
 	if errors.As(err, &he) {
 		return doris.RetryableStatus(he.status)
@@ -120,7 +146,7 @@ func (t *transport) call(ctx context.Context, op, method, path string, h http.He
 			}
 		}
 		fe := t.fes.At(start, i)
-		data, err := t.exchange(ctx, fe, method, path, h, body)
+		data, err := t.attempt(ctx, fe, method, path, h, body)
 		if err == nil {
 			t.fes.MarkGood(fe)
 			return data, nil
@@ -132,6 +158,21 @@ func (t *transport) call(ctx context.Context, op, method, path string, h http.He
 		t.log.Debugf("doris_load %s attempt %d/%d on %s failed: %v", op, i+1, t.retries, fe, err)
 	}
 	return nil, fmt.Errorf("%s failed after %d attempts: %w", op, t.retries, last)
+}
+
+// attempt is one exchange under its deadline; only loads carry a body.
+func (t *transport) attempt(ctx context.Context, fe, method, path string, h http.Header, body []byte) ([]byte, error) {
+	limit := t.requestLimit
+	if body != nil {
+		limit = t.loadLimit
+	}
+	actx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	data, err := t.exchange(actx, fe, method, path, h, body)
+	if err != nil && ctx.Err() == nil && actx.Err() != nil {
+		return nil, &attemptTimeout{limit: limit, err: err}
+	}
+	return data, err
 }
 
 // exchange sends the request to fe and follows redirects; it returns the

@@ -52,9 +52,48 @@ func (o *dorisLoad) WriteBatch(ctx context.Context, batch service.MessageBatch) 
 	}
 }
 
+// writeParts loads the parts not yet in Doris. Labels stay with their parts
+// across the attempts of this call, which are known to carry the same rows;
+// a batch handed back to Benthos takes them with it. Benthos may never
+// deliver that batch again (a fallback output, a dropped message), and a
+// later batch with equal rows must not find its rows already "loaded" under
+// a kept label, so the next call labels afresh.
 func (o *dorisLoad) writeParts(ctx context.Context, batch service.MessageBatch, parts []*part) error {
+	if err := o.prepare(ctx, batch, parts); err != nil {
+		return err
+	}
+	done := make([]*loaded, 0, len(parts))
+	for _, p := range parts {
+		if p.rows == 0 || p.loaded {
+			continue
+		}
+		l, err := o.loadPart(ctx, p)
+		if err != nil {
+			return o.abortAll(done, err)
+		}
+		done = append(done, l)
+		p.loaded = !l.precommitted
+	}
+	for i, l := range done {
+		if !l.precommitted {
+			continue
+		}
+		if err := o.finishTxn(ctx, l, txnCommit); err != nil {
+			// done[i] is in doubt: aborting a committed txn only fails.
+			return o.abortAll(done[i:], err)
+		}
+		l.part.loaded = true
+	}
+	return nil
+}
+
+// prepare encodes and labels the parts that are not yet.
+func (o *dorisLoad) prepare(ctx context.Context, batch service.MessageBatch, parts []*part) error {
 	var err error
 	for _, p := range parts {
+		if p.ready {
+			continue
+		}
 		if o.needsModel(p) && p.model == "" {
 			if p.model, err = o.tableModel(ctx, p); err != nil {
 				return err
@@ -64,28 +103,7 @@ func (o *dorisLoad) writeParts(ctx context.Context, batch service.MessageBatch, 
 			return &permanentError{err: err}
 		}
 		o.assignLabel(p)
-	}
-	done := make([]*loaded, 0, len(parts))
-	for _, p := range parts {
-		if p.rows == 0 {
-			continue
-		}
-		l, err := o.loadPart(ctx, p)
-		if err != nil {
-			o.keepLabels(parts)
-			return o.abortAll(done, err)
-		}
-		done = append(done, l)
-	}
-	for i, l := range done {
-		if !l.precommitted {
-			continue
-		}
-		if err := o.finishTxn(ctx, l, txnCommit); err != nil {
-			o.keepLabels(parts)
-			// done[i] is in doubt: aborting a committed txn only fails.
-			return o.abortAll(done[i:], err)
-		}
+		p.ready = true
 	}
 	return nil
 }
