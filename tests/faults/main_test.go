@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	_ "github.com/rpconnect-doris/rpconnect-doris/cache" // the doris cache of the fault matrix
 	"github.com/rpconnect-doris/rpconnect-doris/tests/dorissim"
 	"github.com/rpconnect-doris/rpconnect-doris/tests/harness"
 )

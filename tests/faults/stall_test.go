@@ -151,3 +151,37 @@ func TestTooLargeWindowIsSplit(t *testing.T) {
 		}
 	}
 }
+
+// TestSnapshotStallOutlivesBinlogTTL is the expiry cell of the matrix in
+// the snapshot phase: an initial-mode snapshot whose queries keep failing
+// for longer than binlog.ttl_seconds, while the table changes. The changes
+// made during the stall are gone from the binlog when the snapshot ends, so
+// the first window must not start as if nothing happened: with
+// binlog_on_expired fail the input stops with the expiry error and
+// delivers no binlog event.
+func TestSnapshotStallOutlivesBinlogTTL(t *testing.T) {
+	srv := harness.StartSim(t, dorissim.Config{})
+	table := "snap_stall"
+	harness.CreateTable(t, srv, db, table, harness.TableOpts{TTLSeconds: expiryTTL, Buckets: 8})
+	w := harness.NewWorkload(srv, db, table, 29)
+	if err := w.Insert(ctxTimeout(t, time.Minute), 2000); err != nil {
+		t.Fatal(err)
+	}
+	// 80 batches of 60 ms: the snapshot is still running when the fault hits.
+	f := newFixture(t, srv, table, w, &harness.Collector{Delay: 60 * time.Millisecond})
+	in := harness.InputYAML(srv, db+"."+table, "scan_mode: initial", "batch_size: 25", "max_parallel_snapshot_splits: 1",
+		"binlog_on_expired: fail")
+	f.run = harness.RunStream(t, harness.StreamConfig{Input: in, Resources: harness.MemoryCache, Logs: f.logs}, f.col)
+	f.col.WaitFor(t, 60*time.Second, "the first snapshot batch", func(evs []harness.Event) bool { return len(evs) > 0 })
+	srv.SetFaults(dorissim.Faults{FailGetFlightInfo: 1 << 30})
+	f.insert(t, 5) // committed during the stall: expires before the binlog phase
+	waitLogged(t, f.logs, slog.LevelWarn, `(?i)snapshot split .* failed|reconnecting`, 30*time.Second)
+	time.Sleep(time.Duration(expiryTTL+2) * time.Second)
+	srv.ClearFaults()
+	waitLogged(t, f.logs, slog.LevelError, `binlog_on_expired: fail stops here`, 90*time.Second)
+	for _, ev := range f.col.Events() {
+		if ev.Phase == "binlog" {
+			t.Fatalf("a binlog event was delivered after an expired gap: %+v", ev)
+		}
+	}
+}
