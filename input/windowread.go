@@ -94,8 +94,8 @@ type windowSource struct {
 	t      *tableInfo
 	w      window
 	now    *doris.Timestamp // the Doris time w's end came from, for the first attempt
-	skip   *checkpoint.Pos // the last row handed on (or delivered before)
-	tables int             // how many tables the window reads at once
+	skip   *checkpoint.Pos  // the last row handed on (or delivered before)
+	tables int              // how many tables the window reads at once
 
 	out     chan convResult // closed at the end; err then set
 	done    chan struct{}
