@@ -112,7 +112,7 @@ func TestExpiredWindowFail(t *testing.T) {
 		t.Fatalf("doris_binlog_expired_gaps_total = %d, want >= 1", n)
 	}
 	_ = r.Stop(10 * time.Second)
-	b, err := os.ReadFile(filepath.Join(dir, "doris_binlog_"+db+"_expiry_fail"))
+	b, err := os.ReadFile(filepath.Join(dir, harness.CheckpointKey(db, "expiry_fail")))
 	if err != nil {
 		t.Fatalf("reading the checkpoint: %v", err)
 	}
@@ -143,7 +143,7 @@ func TestExpiredCatchUpWindow(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "doris_binlog_"+db+"_expiry_catchup"), b, 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, harness.CheckpointKey(db, "expiry_catchup")), b, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	f := newFixture(t, srv, "expiry_catchup", w, &harness.Collector{})
