@@ -82,7 +82,7 @@ func Spec() *service.ConfigSpec {
 				Description("Create the table (with the DDL above) on the first connection if it does not exist.").
 				Default(true),
 			service.NewBackOffField(fieldBackoff, false, defaultBackoff).
-				Description("Retries of connection errors within one operation. When `max_elapsed_time` runs out the operation fails; for a checkpoint `Set` that fails the ack, and the batch is delivered again.").
+				Description("Retries of connection errors within one operation. When `max_elapsed_time` runs out the operation fails; the `doris_binlog` input then tries its checkpoint `Set` again with the next ack, and stops after 5 minutes of failures. What retrying cannot fix is not retried and is reported as permanent, so that the input stops at once: access denied, an unknown database, table or column, and a value Doris rejects (longer than the column, or than `string_type_length_soft_limit_bytes` for the STRING column).").
 				Advanced(),
 		).
 		Example("Checkpoints in Doris", "The recommended production setup: the input's position lives in the cluster it reads.", `

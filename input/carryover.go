@@ -40,7 +40,7 @@ func (r *reader) loadCarriedOver(ctx context.Context) (*checkpoint.State, error)
 // saveCarriedOver writes a carried-over state under the new key at once, so
 // that the next start reads it there.
 func (r *reader) saveCarriedOver(ctx context.Context, st *checkpoint.State) error {
-	if err := r.store.Save(ctx, st); err != nil {
+	if err := r.checkSave(r.store.Save(ctx, st)); err != nil {
 		return fmt.Errorf("carrying the checkpoint over to key %s: %w", r.conf.CheckpointKey, err)
 	}
 	return nil
