@@ -102,7 +102,7 @@ func (c *Cache) Get(ctx context.Context, key string) ([]byte, error) {
 // Get on any FE sees it. The TTL is ignored: entries never expire.
 func (c *Cache) Set(ctx context.Context, key string, value []byte, _ *time.Duration) error {
 	if err := checkEntry(key, value); err != nil {
-		return c.opErr("set", key, err)
+		return c.opErr("set", key, &permanentError{err})
 	}
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
@@ -202,6 +202,9 @@ func (c *Cache) ensureTable(ctx context.Context) error {
 }
 
 func (c *Cache) opErr(op, key string, err error) error {
+	if rejected(err) {
+		err = &permanentError{err}
+	}
 	return fmt.Errorf("doris cache %s: %s %q: %w", c.name, op, key, err)
 }
 

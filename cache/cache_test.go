@@ -267,3 +267,25 @@ func TestPasswordNeverInErrors(t *testing.T) {
 		t.Errorf("error does not name the table: %v", err)
 	}
 }
+
+// TestValueTooLongIsPermanent: a value the column cannot hold fails at once,
+// marked permanent for the caller, instead of being retried for the whole
+// backoff budget; a refused connection is not marked.
+func TestValueTooLongIsPermanent(t *testing.T) {
+	srv := startSim(t, dorissim.Config{})
+	exec(t, srv, "CREATE DATABASE IF NOT EXISTS ops")
+	exec(t, srv, "CREATE TABLE ops.small (`cache_key` VARCHAR(512) NOT NULL, `cache_value` VARCHAR(16) NOT NULL, `update_time` DATETIME(3) NOT NULL) "+
+		"UNIQUE KEY(`cache_key`) DISTRIBUTED BY HASH(`cache_key`) BUCKETS 1 PROPERTIES (\"replication_num\" = \"1\")")
+	c := newCache(t, fmt.Sprintf("jdbc_url: jdbc:mysql://%s\ntable: ops.small\nbackoff:\n  initial_interval: 50ms\n  max_elapsed_time: 20s\n", srv.MySQLAddr()))
+	if err := c.Set(ctxT(t), "k", []byte("short"), nil); err != nil {
+		t.Fatal(err)
+	}
+	var p interface{ Permanent() bool }
+	err := c.Set(ctxT(t), "k", []byte(strings.Repeat("x", 17)), nil)
+	if err == nil || !errors.As(err, &p) || !p.Permanent() || strings.Contains(err.Error(), "gave up") {
+		t.Fatalf("Set of a value longer than the column: %v, want a permanent error without retries", err)
+	}
+	if _, err := newCache(t, "jdbc_url: jdbc:mysql://127.0.0.1:1?connectTimeout=200\ntable: ops.cp\nbackoff:\n  max_elapsed_time: 300ms\n").Get(ctxT(t), "k"); err == nil || errors.As(err, &p) {
+		t.Fatalf("a refused connection: %v, want an error not marked permanent", err)
+	}
+}

@@ -15,6 +15,11 @@ const (
 	maxKeyBytes = 512
 )
 
+// ValueLimitBytes is the most a value of the STRING column holds on a
+// cluster with the default BE setting string_type_length_soft_limit_bytes;
+// a longer value fails the write.
+const ValueLimitBytes = 1 << 20
+
 // ddlDoc is the documented DDL; createTableSQL puts the real name in place
 // of the placeholder.
 const ddlDoc = "CREATE TABLE IF NOT EXISTS <db>.<table> (\n" +

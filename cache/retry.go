@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -27,9 +29,35 @@ func permanent(err error) bool {
 	if errors.Is(err, sql.ErrNoRows) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return true
 	}
-	var me *mysql.MySQLError
-	return errors.As(err, &me) && permanentCodes[me.Number]
+	return rejected(err)
 }
+
+// dataErrorTexts are how Doris rejects a value under its generic code 1105:
+// a string longer than its column or than string_type_length_soft_limit_bytes,
+// rows filtered in strict mode.
+var dataErrorTexts = []string{"too long", "too large", "filtered data", "DATA_QUALITY_ERROR"}
+
+// rejected tells whether Doris refused the operation itself (rights, schema,
+// the value), which sending it again cannot change.
+func rejected(err error) bool {
+	var me *mysql.MySQLError
+	if !errors.As(err, &me) {
+		return false
+	}
+	if permanentCodes[me.Number] {
+		return true
+	}
+	return me.Number == 1105 && slices.ContainsFunc(dataErrorTexts, func(s string) bool { return strings.Contains(me.Message, s) })
+}
+
+// permanentError marks an error of a cache operation that trying again
+// cannot make succeed, for callers such as the doris_binlog input, which
+// stops instead of retrying a checkpoint write that cannot succeed.
+type permanentError struct{ err error }
+
+func (e *permanentError) Error() string   { return clip(e.err.Error()) }
+func (e *permanentError) Unwrap() error   { return e.err }
+func (e *permanentError) Permanent() bool { return true }
 
 // retrier runs an operation again after connection errors, with the
 // configured backoff, until it succeeds, fails for good, runs out of time or
@@ -99,4 +127,14 @@ func (r *retrier) infof(format string, args ...any) {
 	if r.log != nil {
 		r.log.Infof(format, args...)
 	}
+}
+
+// clip shortens a long error text in the middle: Doris quotes the rejected
+// value, a whole checkpoint, before it says what is wrong with it.
+func clip(s string) string {
+	const keep = 200
+	if len(s) <= 2*keep+20 {
+		return s
+	}
+	return strings.ToValidUTF8(s[:keep]+fmt.Sprintf(" ...(%d bytes)... ", len(s)-2*keep)+s[len(s)-keep:], "")
 }

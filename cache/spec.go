@@ -82,7 +82,7 @@ func Spec() *service.ConfigSpec {
 				Description("Create the table (with the DDL above) on the first connection if it does not exist.").
 				Default(true),
 			service.NewBackOffField(fieldBackoff, false, defaultBackoff).
-				Description("Retries of connection errors within one operation. When `max_elapsed_time` runs out the operation fails; for a checkpoint `Set` that fails the ack, and the batch is delivered again. `max_elapsed_time` must be positive: an operation never retries without end. Each attempt is bounded too, by `connectTimeout` plus three times `socketTimeout` of `jdbc_url` (30s + 3 × 60s by default); an attempt that runs out counts as a connection error.").
+				Description("Retries of connection errors within one operation. When `max_elapsed_time` runs out the operation fails; the `doris_binlog` input then tries its checkpoint `Set` again with the next ack, and stops after 5 minutes of failures. `max_elapsed_time` must be positive: an operation never retries without end. Each attempt is bounded too, by `connectTimeout` plus three times `socketTimeout` of `jdbc_url` (30s + 3 × 60s by default); an attempt that runs out counts as a connection error. What retrying cannot fix is not retried and is reported as permanent, so that the input stops at once: access denied, an unknown database, table or column, and a value Doris rejects (longer than the column, or than `string_type_length_soft_limit_bytes` for the STRING column).").
 				Advanced().
 				LintRule(`root = if this.max_elapsed_time.or("1m").parse_duration() <= 0 { [ "backoff.max_elapsed_time must be positive: with no limit an operation against an unreachable Doris never ends" ] }`),
 		).

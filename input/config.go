@@ -56,7 +56,11 @@ type Config struct {
 	DebugMetadata bool // the window bounds on binlog rows
 
 	CheckpointCache, CheckpointKey string
-	CheckpointLimit                int
+	// LegacyCheckpointKey is where earlier builds kept the checkpoint of
+	// the same selection under its default key; empty when the key was
+	// configured, which is never carried over.
+	LegacyCheckpointKey string
+	CheckpointLimit     int
 }
 
 // HasBinlogPhase reports whether the mode follows the Row Binlog.
@@ -264,7 +268,8 @@ func parseCheckpoint(pc *service.ParsedConfig, c *Config) error {
 	} else if c.ConsumerID != "" {
 		c.CheckpointKey = checkpoint.SanitizeKey(c.ConsumerID)
 	} else {
-		c.CheckpointKey = checkpoint.SanitizeKey(defaultCheckpointKey(&c.Selection))
+		c.CheckpointKey = defaultCheckpointKey(&c.Selection)
+		c.LegacyCheckpointKey = legacyCheckpointKey(&c.Selection)
 	}
 	c.CheckpointLimit, err = parsePositiveInt(pc, fieldCheckpointLimit)
 	return err

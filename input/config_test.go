@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/redpanda-data/benthos/v4/public/service"
+
+	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
 )
 
 const testPassword = "s3cr3t-Pa55"
@@ -218,7 +220,7 @@ func TestDefaults(t *testing.T) {
 		RequestTabletSize: 1, BatchSize: 4064, MaxParallelSnapshotSplits: 2,
 		QueryTimeout: 6 * time.Hour, ExecMemLimit: 8192 << 20, Retries: 3,
 		ConnectTimeout: time.Minute, ReadTimeout: time.Minute,
-		CheckpointKey: "doris_binlog_shop_orders", CheckpointLimit: 1024,
+		CheckpointKey: "doris_binlog_shop.orders", LegacyCheckpointKey: "doris_binlog_shop_orders", CheckpointLimit: 1024,
 	}
 	if c.TLS != nil || c.TLSEnabled {
 		t.Errorf("TLS enabled by default")
@@ -282,10 +284,10 @@ func TestCheckpointKeyDerivation(t *testing.T) {
 		over map[string]string
 		want string
 	}{
-		{with(incr, "table_identifier", "my-db.Order$s"), "doris_binlog_my-db_Order_s"},
-		{with(incr, "table_identifier", "-", "tables", "[shop.orders]"), "doris_binlog_shop_orders"},
+		{with(incr, "table_identifier", "my-db.Order$s"), "doris_binlog_my--db.-order-044s"},
+		{with(incr, "table_identifier", "-", "tables", "[shop.orders]"), "doris_binlog_shop.orders"},
 		{with(incr, "table_identifier", "-", "tables", "[shop.b, shop.a]"), defaultCheckpointKey(&selection{fixed: []tableName{newTableName("shop", "a"), newTableName("shop", "b")}})},
-		{with(incr, "table_identifier", "-", "include", `['shop\..*']`), "doris_binlog_93a5a2c01ef2"},
+		{with(incr, "table_identifier", "-", "include", `['shop\..*']`), checkpoint.SelectionKey(`include ["shop\\..*"] exclude []`)},
 		{with(incr, "checkpoint_cache_key", "custom.key"), "custom.key"},
 		{with(incr, "scan_mode", "latest", "binlog_consumer_id", "c:1", "binlog_offset_table", "o.t", "jdbc_url", "jdbc:mysql://h:9030"), "c_1"},
 	} {

@@ -29,8 +29,12 @@ func (r *reader) loadCommitted(ctx context.Context, c *conn) (*checkpoint.State,
 		r.log.Warnf("Checkpoint key %s in cache %s is unreadable (%v), probably torn by a crash during a write; using the intact copy (seq %d)",
 			info.CorruptKey, r.conf.CheckpointCache, info.CorruptErr, seqOf(st))
 	}
+	carried := false
 	if st == nil {
-		return nil, nil
+		if st, err = r.loadCarriedOver(ctx); err != nil || st == nil {
+			return nil, err
+		}
+		carried = true
 	}
 	if st.FromVersion != 0 {
 		r.log.Infof("Checkpoint key %s in cache %s has the version %d layout of a single-table input; it is carried over as is and saved as version %d from the next commit",
@@ -38,6 +42,11 @@ func (r *reader) loadCommitted(ctx context.Context, c *conn) (*checkpoint.State,
 	}
 	if st.InFEZone() {
 		if err := r.convertToUTC(ctx, c, st); err != nil {
+			return nil, err
+		}
+	}
+	if carried {
+		if err := r.saveCarriedOver(ctx, st); err != nil {
 			return nil, err
 		}
 	}

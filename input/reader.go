@@ -29,6 +29,8 @@ type reader struct {
 	del     *delivery.Delivery[*checkpoint.State]
 	pub     *offsetPublisher
 	planned plannedEnds
+	// saveHealth follows failing checkpoint saves.
+	saveHealth saveHealth
 	// feZone is the FE's time_zone as of the last connect, in which the
 	// offset table's offset_timestamp is written.
 	feZone atomic.Pointer[doris.FEZone]
@@ -61,6 +63,7 @@ func newReader(conf *Config, pol service.BatchPolicy, mgr *service.Resources) (*
 		Save:     r.save,
 		Equal:    checkpoint.Equal,
 		OnCommit: r.committed,
+		Stop:     isFatal,
 	})
 	if err != nil {
 		return nil, err
@@ -75,7 +78,7 @@ func (r *reader) save(ctx context.Context, st *checkpoint.State) error {
 		return nil
 	}
 	cp := *r.planned.attach(st) // a copy: Save stamps Seq and SavedAt on it
-	return r.store.Save(ctx, &cp)
+	return r.checkSave(r.store.Save(ctx, &cp))
 }
 
 func (r *reader) committed(st *checkpoint.State) {

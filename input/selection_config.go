@@ -1,11 +1,11 @@
 package input
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"strings"
 
 	"github.com/redpanda-data/benthos/v4/public/service"
+
+	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
 )
 
 // parseSelection reads table_identifier, tables, include and exclude, of
@@ -90,15 +90,23 @@ func parsePatterns(pc *service.ParsedConfig, c *Config) error {
 	return err
 }
 
-// defaultCheckpointKey keeps a single table's key as it always was, and
-// names other selections by a digest of their canonical text, so that two
-// pipelines with different selections never share a key by accident.
+// defaultCheckpointKey names a single table readably and other selections
+// by the digest of their canonical text; see checkpoint.TableKey for why two
+// selections never share a key.
 func defaultCheckpointKey(s *selection) string {
 	if !s.byPattern() && len(s.fixed) == 1 {
-		return "doris_binlog_" + s.fixed[0].db + "_" + s.fixed[0].table
+		return checkpoint.TableKey(s.fixed[0].db, s.fixed[0].table)
 	}
-	sum := sha256.Sum256([]byte(s.canonical()))
-	return "doris_binlog_" + hex.EncodeToString(sum[:6])
+	return checkpoint.SelectionKey(s.canonical())
+}
+
+// legacyCheckpointKey is the key that earlier builds used for the same
+// selection, from which a stored checkpoint is carried over.
+func legacyCheckpointKey(s *selection) string {
+	if !s.byPattern() && len(s.fixed) == 1 {
+		return checkpoint.LegacyTableKey(s.fixed[0].db, s.fixed[0].table)
+	}
+	return checkpoint.LegacySelectionKey(s.canonical())
 }
 
 // isSet tells whether a field holds a value: a string at all, a list with

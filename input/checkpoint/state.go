@@ -4,7 +4,8 @@
 // One State describes a whole input: the phase and progress of every table it
 // follows, the window chain that all streaming tables share, and the last
 // delivered row of that chain. Version 1, written by the single-table input,
-// is read and carried over (see legacy.go). Window bounds are UTC wall
+// is read and carried over (see legacy.go); version 2, which wrote done
+// tablets as an array of ids, is read too (see Tablets). Window bounds are UTC wall
 // times (window_zone); older states hold the FE's wall times and are
 // converted once by the input (see zone.go).
 //
@@ -29,9 +30,14 @@ import (
 	"time"
 )
 
-// Version is the State layout this package writes. Decode also reads
+// Version is the State layout this package writes: version 2 with the done
+// tablets as runs (see Tablets). Decode also reads versionArrayTablets and
 // LegacyVersion.
-const Version = 2
+const Version = 3
+
+// versionArrayTablets is the layout that stored done tablets as an array of
+// ids; otherwise it is the current one.
+const versionArrayTablets = 2
 
 // Phases of a table recorded in Table.Phase.
 const (
@@ -88,7 +94,7 @@ type Table struct {
 	// running catches up from here. Empty means "with the chain".
 	Start string `json:"start,omitempty"`
 	// DoneTablets are the snapshot tablets already delivered.
-	DoneTablets []int64 `json:"snapshot_done_tablets,omitempty"`
+	DoneTablets Tablets `json:"snapshot_done_tablets,omitempty"`
 	// CatchUp is the table's own window while in PhaseCatchUp.
 	CatchUp *Window `json:"catchup,omitempty"`
 	// MaxTablet is the highest tablet id seen; a table whose tablets are
@@ -204,7 +210,7 @@ func Decode(b []byte) (*State, error) {
 		return nil, corrupt("missing version")
 	case *probe.Version == LegacyVersion:
 		return decodeLegacy(b)
-	case *probe.Version != Version:
+	case *probe.Version != Version && *probe.Version != versionArrayTablets:
 		return nil, &UnsupportedVersionError{Version: *probe.Version}
 	}
 	var s State
@@ -217,6 +223,7 @@ func Decode(b []byte) (*State, error) {
 	if err := validate(&s); err != nil {
 		return nil, &CorruptError{Reason: err.Error()}
 	}
+	s.Version = Version // the layouts differ only in how tablets are written
 	return &s, nil
 }
 

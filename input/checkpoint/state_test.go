@@ -160,9 +160,9 @@ func TestDecodeRejects(t *testing.T) {
 }
 
 func TestDecodeUnsupportedVersion(t *testing.T) {
-	_, err := Decode([]byte(`{"version":3,"tables":{}}`))
+	_, err := Decode([]byte(`{"version":4,"tables":{}}`))
 	var ve *UnsupportedVersionError
-	if !errors.As(err, &ve) || ve.Version != 3 || !strings.Contains(err.Error(), "version 3") {
+	if !errors.As(err, &ve) || ve.Version != 4 || !strings.Contains(err.Error(), "version 4") {
 		t.Fatalf("got %v", err)
 	}
 	if errors.Is(err, ErrCorrupt) {

@@ -65,7 +65,7 @@ func (s *Store) Save(ctx context.Context, st *State) error {
 	cp.SavedAt = s.now().UTC()
 	b, err := Encode(&cp)
 	if err != nil {
-		return fmt.Errorf("save checkpoint %q in cache %q: %w", s.key, s.cacheName, err)
+		return &PermanentError{Err: fmt.Errorf("save checkpoint %q in cache %q: %w", s.key, s.cacheName, err)}
 	}
 	for _, key := range []string{s.BackupKey(), s.key} {
 		if err := s.set(ctx, key, b); err != nil {

@@ -20,6 +20,11 @@ type Options[S any] struct {
 	Equal func(a, b S) bool
 	// OnCommit, when set, is told of every position that was saved.
 	OnCommit func(st S)
+	// Stop, when set, tells which Save errors end the run: one failing
+	// in an ack stops the producer with that error, as one failing in
+	// Emit does. Other Save errors fail only that ack, and a later ack
+	// saves the position again.
+	Stop func(err error) bool
 }
 
 // Delivery is the committed position of an input and the runs that move it.

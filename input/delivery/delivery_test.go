@@ -315,6 +315,52 @@ func TestFailedSaveFailsAck(t *testing.T) {
 	}
 }
 
+// A save failing in an ack with an error that Stop picks ends the run with
+// that error, even when the producer returns nil on cancellation; the
+// position stays where it was.
+func TestStoppingSaveErrorEndsTheRun(t *testing.T) {
+	sv := &saves{}
+	stop := errors.New("value too long for the cache")
+	d, err := New(Options[int]{Limit: 100, Save: sv.save, Equal: func(a, b int) bool { return a == b },
+		Stop: func(err error) bool { return errors.Is(err, stop) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := d.Start(false, func(ctx context.Context, r *Run[int]) error {
+		for i := 1; ; i++ {
+			if err := r.Emit(batchOf(1), i); err != nil {
+				return nil
+			}
+		}
+	})
+	defer r.Stop()
+	got := collect(t, r, 2)
+	if err := got[0].ack(ctx5s(t), nil); err != nil {
+		t.Fatal(err)
+	}
+	sv.mu.Lock()
+	sv.fail = stop
+	sv.mu.Unlock()
+	if err := got[1].ack(ctx5s(t), nil); !errors.Is(err, stop) {
+		t.Fatalf("ack: %v, want the save error", err)
+	}
+	for {
+		_, _, ok, err := r.Next(ctx5s(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			break
+		}
+	}
+	if !errors.Is(r.Err(), stop) {
+		t.Fatalf("run ended with %v, want the save error", r.Err())
+	}
+	if st, _ := d.Committed(); st != 1 {
+		t.Fatalf("committed %d, want 1", st)
+	}
+}
+
 // Acks of a rewound run never move the position.
 func TestStaleRunAcksDoNotCommit(t *testing.T) {
 	d, sv := newTestDelivery(t, 100)

@@ -32,6 +32,9 @@ type Run[S any] struct {
 	tracker *jcp.Capped[S]
 	stale   atomic.Bool
 	serial  int
+	// saveStopped is set when a failed save in an ack ended the run, so
+	// that its error is the run's even if the producer returns nil.
+	saveStopped atomic.Bool
 
 	// unacked counts batches handed out whose ack has not finished: the
 	// tracker slot resolves before the position is saved, so waits go by
@@ -65,7 +68,7 @@ func (d *Delivery[S]) Start(afterRewind bool, produce func(ctx context.Context, 
 		defer close(r.done)
 		defer close(r.out)
 		r.err = produce(ctx, r)
-		if cause := context.Cause(ctx); cause != nil && r.err != nil {
+		if cause := context.Cause(ctx); cause != nil && (r.err != nil || r.saveStopped.Load()) {
 			r.err = cause
 		}
 	}()
@@ -111,6 +114,9 @@ func (r *Run[S]) ackFunc(resolve func() *S) service.AckFunc {
 				return
 			}
 			ackErr = r.d.commitResolved(ctx, resolve, r.stale.Load)
+			if ackErr != nil && r.d.opts.Stop != nil && r.d.opts.Stop(ackErr) && !r.saveStopped.Swap(true) {
+				r.cancel(ackErr)
+			}
 		})
 		return ackErr
 	}

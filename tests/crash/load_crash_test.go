@@ -199,7 +199,7 @@ func waitLoadStreaming(t *testing.T, r *run, cacheDir string) string {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {
-		st, _ := readCopy(filepath.Join(cacheDir, checkpoint.SanitizeKey("doris_binlog_"+lcDB+"_src")))
+		st, _ := readCopy(filepath.Join(cacheDir, checkpoint.TableKey(lcDB, "src")))
 		if st != nil && st.Tables[lcDB+".src"] != nil && st.Tables[lcDB+".src"].Phase == checkpoint.PhaseBinlog && st.Stream != nil && st.Stream.Start != "" {
 			return st.Stream.Start
 		}

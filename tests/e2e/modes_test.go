@@ -53,7 +53,7 @@ func runModeCase(t *testing.T, srv *dorissim.Server, mode, typ string, seed uint
 	}
 	col := &harness.Collector{}
 	r := harness.RunStream(t, harness.StreamConfig{Input: harness.InputYAML(srv, "e2e."+table, extra...), Resources: harness.MemoryCache}, col)
-	harness.WaitCheckpoint(t, r, "doris_binlog_e2e_"+table)
+	harness.WaitCheckpoint(t, r, harness.CheckpointKey("e2e", table))
 	if mode == "initial" {
 		col.WaitFor(t, 30*time.Second, "the snapshot", func(evs []harness.Event) bool { return len(evs) >= 20 })
 	}

@@ -132,7 +132,7 @@ func TestPartitionedBinlogAcrossPartitions(t *testing.T) {
 	col := &harness.Collector{}
 	r := harness.RunStream(t, harness.StreamConfig{Input: harness.InputYAML(srv, "e2e.daily_cdc", "scan_mode: initial",
 		"binlog_increment_type: detail", "request_tablet_size: 16"), Resources: harness.MemoryCache}, col)
-	harness.WaitCheckpoint(t, r, "doris_binlog_e2e_daily_cdc")
+	harness.WaitCheckpoint(t, r, harness.CheckpointKey("e2e", "daily_cdc"))
 	col.WaitFor(t, 60*time.Second, "the snapshot", func(evs []harness.Event) bool { return len(evs) >= partRows })
 	db, err := sql.Open("mysql", "root:@tcp("+srv.MySQLAddr()+")/")
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
 	"github.com/rpconnect-doris/rpconnect-doris/tests/dorissim"
 	"github.com/rpconnect-doris/rpconnect-doris/tests/harness"
 )
@@ -62,6 +63,75 @@ func TestRestartResumesWithoutSnapshotOrDuplicates(t *testing.T) {
 	}
 	if n := harness.DuplicatePositions(append(first.Events(), all...)); n != 0 {
 		t.Fatalf("%d binlog events were delivered by both runs", n)
+	}
+}
+
+// TestOldDefaultKeyCarriesOver runs a stream that stores its checkpoint
+// under the default key of earlier builds (`doris_binlog_<db>_<table>`),
+// then restarts it with the default key on the same file cache: the second
+// run finds the old key, logs the carry-over, writes the new key, and goes
+// on from the stored position without a snapshot, losing and repeating
+// nothing.
+func TestOldDefaultKeyCarriesOver(t *testing.T) {
+	srv := harness.StartSim(t, dorissim.Config{})
+	harness.CreateTable(t, srv, "e2e", "old_key", harness.TableOpts{})
+	w := harness.NewWorkload(srv, "e2e", "old_key", 43)
+	if err := w.Insert(ctxTimeout(t, 30*time.Second), 40); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(1100 * time.Millisecond)
+	dir := t.TempDir()
+	cache := harness.FileCache(dir)
+	oldKey, newKey := "doris_binlog_e2e_old_key", harness.CheckpointKey("e2e", "old_key")
+	if oldKey == newKey {
+		t.Fatalf("the default key is still %s", oldKey)
+	}
+
+	first := &harness.Collector{}
+	r1 := harness.RunStream(t, harness.StreamConfig{Input: harness.InputYAML(srv, "e2e.old_key", "scan_mode: initial", "checkpoint_cache_key: "+oldKey), Resources: cache}, first)
+	first.WaitFor(t, 30*time.Second, "the snapshot", func(evs []harness.Event) bool { return len(evs) >= 40 })
+	runWorkload(t, w, 20)
+	want := harness.TableState(t, srv, "e2e", "old_key", "id", cols...)
+	first.WaitFor(t, 45*time.Second, "the first run's changes", func(evs []harness.Event) bool {
+		got, err := harness.Replay(evs, "id")
+		return err == nil && harness.Diff(want, got) == ""
+	})
+	if err := r1.Stop(20 * time.Second); err != nil {
+		t.Fatalf("stopping the first run: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, newKey)); !os.IsNotExist(err) {
+		t.Fatalf("the first run wrote the new key %s (%v)", newKey, err)
+	}
+
+	runWorkload(t, w, 20) // while the input is down
+	want = harness.TableState(t, srv, "e2e", "old_key", "id", cols...)
+	logs := &harness.LogCapture{}
+	second := &harness.Collector{}
+	harness.RunStream(t, harness.StreamConfig{Input: harness.InputYAML(srv, "e2e.old_key", "scan_mode: initial"), Resources: cache, Logs: logs}, second)
+	all := second.WaitFor(t, 45*time.Second, "the second run's changes", func(evs []harness.Event) bool {
+		got, err := harness.Replay(append(first.Events(), evs...), "id")
+		if err != nil {
+			t.Fatalf("replay: %v", err)
+		}
+		return harness.Diff(want, got) == ""
+	})
+	for _, ev := range all {
+		if ev.Phase != "binlog" {
+			t.Fatalf("the second run took a snapshot instead of carrying the checkpoint over: %+v", ev)
+		}
+	}
+	if n := harness.DuplicatePositions(append(first.Events(), all...)); n != 0 {
+		t.Fatalf("%d binlog events were delivered by both runs", n)
+	}
+	if len(logs.Lines(slog.LevelInfo, "Carrying the checkpoint over from key "+oldKey+" to key "+newKey)) != 1 {
+		t.Fatalf("the carry-over was not logged once\n%s", logs.All())
+	}
+	harness.WaitFor(t, 10*time.Second, "the checkpoint under the new key", func() bool {
+		_, err := os.Stat(filepath.Join(dir, newKey))
+		return err == nil
+	})
+	if st := harness.StoredStateFile(t, dir, newKey); st.Tables["e2e.old_key"] == nil || st.Tables["e2e.old_key"].Phase != checkpoint.PhaseBinlog {
+		t.Fatalf("the new key holds %+v", st)
 	}
 }
 
@@ -134,8 +204,8 @@ func TestSingleTableCheckpointCarriesOver(t *testing.T) {
 		t.Fatalf("the carry-over was not logged\n%s", logs.All())
 	}
 	harness.WaitFor(t, 10*time.Second, "a version 2 checkpoint", func() bool {
-		b, err := os.ReadFile(filepath.Join(dir, "doris_binlog_e2e_v1"))
-		return err == nil && strings.Contains(string(b), `"version":2`)
+		b, err := os.ReadFile(filepath.Join(dir, harness.CheckpointKey("e2e", "v1")))
+		return err == nil && strings.Contains(string(b), fmt.Sprintf(`"version":%d`, checkpoint.Version))
 	})
 }
 

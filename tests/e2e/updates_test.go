@@ -152,7 +152,7 @@ func TestMergedUpdatesCheckpointNeverBetweenHalves(t *testing.T) {
 		}
 		ops := map[int64]int{}
 		harness.WaitFor(t, 60*time.Second, "the updates", func() bool {
-			if st := harness.StoredState(t, r, "doris_binlog_e2e_t"); st != nil && st.Stream != nil && st.Stream.Last != nil {
+			if st := harness.StoredState(t, r, harness.CheckpointKey("e2e", "t")); st != nil && st.Stream != nil && st.Stream.Last != nil {
 				ops[int64(st.Stream.Last.Op)]++
 			}
 			return len(col.Events()) >= want

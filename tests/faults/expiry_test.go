@@ -112,7 +112,7 @@ func TestExpiredWindowFail(t *testing.T) {
 		t.Fatalf("doris_binlog_expired_gaps_total = %d, want >= 1", n)
 	}
 	_ = r.Stop(10 * time.Second)
-	b, err := os.ReadFile(filepath.Join(dir, "doris_binlog_"+db+"_expiry_fail"))
+	b, err := os.ReadFile(filepath.Join(dir, harness.CheckpointKey(db, "expiry_fail")))
 	if err != nil {
 		t.Fatalf("reading the checkpoint: %v", err)
 	}
@@ -136,7 +136,7 @@ func TestExpiredCatchUpWindow(t *testing.T) {
 	start, w := expiredStart(t, srv, "expiry_catchup")
 	key := db + ".expiry_catchup"
 	dir := t.TempDir()
-	writeCatchUpCheckpoint(t, srv, dir, "doris_binlog_"+db+"_expiry_catchup", key, start)
+	writeCatchUpCheckpoint(t, srv, dir, harness.CheckpointKey(db, "expiry_catchup"), key, start)
 	f := newFixture(t, srv, "expiry_catchup", w, &harness.Collector{})
 	m := &harness.MetricsCapture{}
 	in := harness.InputYAML(srv, key, "scan_mode: latest", "batch_size: 50")

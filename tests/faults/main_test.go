@@ -57,7 +57,7 @@ func startLatest(t *testing.T, table string, extra ...string) *fixture {
 	f := newFixture(t, srv, table, harness.NewWorkload(srv, db, table, 7), &harness.Collector{})
 	in := harness.InputYAML(srv, db+"."+table, append([]string{"scan_mode: latest", "batch_size: 50"}, extra...)...)
 	f.run = harness.RunStream(t, harness.StreamConfig{Input: in, Resources: harness.MemoryCache, Logs: f.logs}, f.col)
-	harness.WaitCheckpoint(t, f.run, "doris_binlog_"+db+"_"+table)
+	harness.WaitCheckpoint(t, f.run, harness.CheckpointKey(db, table))
 	return f
 }
 

@@ -157,7 +157,7 @@ func TestFaultMatrixBinlog(t *testing.T) {
 			f := newFixture(t, srv, table, harness.NewWorkload(srv, db, table, uint64(200+i)), matrixCollector(out, 10*time.Millisecond))
 			in := harness.InputYAML(srv, db+"."+table, "scan_mode: latest", "batch_size: 20")
 			f.run = harness.RunStream(t, harness.StreamConfig{Input: in, Resources: mf.resources(srv), Logs: f.logs}, f.col)
-			harness.WaitCheckpoint(t, f.run, "doris_binlog_"+db+"_"+table)
+			harness.WaitCheckpoint(t, f.run, harness.CheckpointKey(db, table))
 			f.steps(t, 20)
 			done := make(chan struct{})
 			go func() { defer close(done); mf.run(srv, out) }()

@@ -29,7 +29,7 @@ func TestNackEveryThirdBatch(t *testing.T) {
 			}})
 			in := harness.InputYAML(srv, db+"."+table, "scan_mode: latest", "batch_size: 5", fmt.Sprintf("auto_replay_nacks: %v", replay))
 			f.run = harness.RunStream(t, harness.StreamConfig{Input: in, Resources: harness.MemoryCache, Logs: f.logs}, f.col)
-			harness.WaitCheckpoint(t, f.run, "doris_binlog_"+db+"_"+table)
+			harness.WaitCheckpoint(t, f.run, harness.CheckpointKey(db, table))
 			f.insert(t, 30)
 			f.steps(t, 30)
 			want := harness.TableState(t, srv, db, table, "id", cols...)

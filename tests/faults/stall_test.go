@@ -24,7 +24,7 @@ func startStalling(t *testing.T, table string, extra ...string) (*fixture, *harn
 	m := &harness.MetricsCapture{}
 	in := harness.InputYAML(srv, db+"."+table, append([]string{"scan_mode: latest", "batch_size: 50"}, extra...)...)
 	f.run = harness.RunStream(t, harness.StreamConfig{Input: in, Resources: harness.MemoryCache, Logs: f.logs, Metrics: m}, f.col)
-	harness.WaitCheckpoint(t, f.run, "doris_binlog_"+db+"_"+table)
+	harness.WaitCheckpoint(t, f.run, harness.CheckpointKey(db, table))
 	srv.SetFaults(dorissim.Faults{FailGetFlightInfo: 1 << 30})
 	f.insert(t, 10)
 	waitLogged(t, f.logs, slog.LevelWarn, `Reading binlog window .* failed`, 30*time.Second)
@@ -99,7 +99,7 @@ func TestCatchUpGuardFailsClosed(t *testing.T) {
 	start, w := expiredStart(t, srv, "guard_closed")
 	key := db + ".guard_closed"
 	dir := t.TempDir()
-	writeCatchUpCheckpoint(t, srv, dir, "doris_binlog_"+db+"_guard_closed", key, start)
+	writeCatchUpCheckpoint(t, srv, dir, harness.CheckpointKey(db, "guard_closed"), key, start)
 	f := newFixture(t, srv, "guard_closed", w, &harness.Collector{})
 	m := &harness.MetricsCapture{}
 	srv.SetFaults(dorissim.Faults{TSOErrors: 3})
@@ -128,7 +128,7 @@ func TestTooLargeWindowIsSplit(t *testing.T) {
 	in := harness.InputYAML(srv, db+"."+table, "scan_mode: latest", "batch_size: 50", "binlog_poll_interval: 5s",
 		"exec_mem_limit: "+strconv.Itoa(limit))
 	f.run = harness.RunStream(t, harness.StreamConfig{Input: in, Resources: harness.MemoryCache, Logs: f.logs, Metrics: m}, f.col)
-	harness.WaitCheckpoint(t, f.run, "doris_binlog_"+db+"_"+table)
+	harness.WaitCheckpoint(t, f.run, harness.CheckpointKey(db, table))
 	for range 40 { // about 10 s of changes
 		f.steps(t, 1)
 		time.Sleep(250 * time.Millisecond)

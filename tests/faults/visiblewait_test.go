@@ -53,7 +53,7 @@ func TestWindowNotReady(t *testing.T) {
 	in := harness.InputYAML(srv, db+".not_ready", "scan_mode: latest", "batch_size: 50")
 	in = replaceFENodes(in, srv.HTTPAddr(), proxy.Addr())
 	f.run = harness.RunStream(t, harness.StreamConfig{Input: in, Resources: harness.MemoryCache, Logs: f.logs}, f.col)
-	harness.WaitCheckpoint(t, f.run, "doris_binlog_"+db+"_not_ready")
+	harness.WaitCheckpoint(t, f.run, harness.CheckpointKey(db, "not_ready"))
 	f.steps(t, 10)
 	proxy.Rewrite(freezeTSOAhead(3 * time.Second))
 	f.steps(t, 10)

@@ -62,3 +62,7 @@ func WaitFor(t testing.TB, timeout time.Duration, what string, cond func() bool)
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// CheckpointKey is the default checkpoint key of an input that follows the
+// one table db.table, as the input derives it.
+func CheckpointKey(db, table string) string { return checkpoint.TableKey(db, table) }
