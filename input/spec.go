@@ -80,8 +80,9 @@ func connectionFields() []*service.ConfigField {
 		doris.UsernameField(),
 		doris.PasswordField(),
 		service.NewStringField(fieldJDBCURL).
-			Description("MySQL-protocol address of a Doris FE, `jdbc:mysql://host:port[/db][?k=v]`. Only used to publish to `binlog_offset_table`; the value is never repeated in error messages because it may hold credentials.").
+			Description("MySQL-protocol address of a Doris FE, `jdbc:mysql://host:port[/db][?k=v]`. Only used to publish to `binlog_offset_table`. Credentials go in `username` and `password`: user info in the URL (`user:pw@`) is refused, and an `@` in a parameter value must be written `%40`. The field is a secret because parameters may carry one; messages show it with user info and every parameter value replaced by `xxxxx`.").
 			Example("jdbc:mysql://127.0.0.1:9030").
+			Secret().
 			Optional().
 			LintRule(jdbcLint),
 		doris.TLSField("TLS for every connection to Doris: FE HTTP, Arrow Flight SQL and the MySQL protocol."),
