@@ -38,6 +38,8 @@ type transport struct {
 	retries  int
 	hc       *http.Client
 	log      *service.Logger
+	// allowPlainHop lets an https load follow a redirect to plain http.
+	allowPlainHop bool
 
 	backoffBase, backoffMax time.Duration
 }
@@ -49,6 +51,7 @@ type transportConfig struct {
 	Retries                     int
 	ConnectTimeout, ReadTimeout time.Duration
 	Logger                      *service.Logger
+	AllowPlaintextRedirects     bool
 }
 
 func newTransport(c transportConfig) *transport {
@@ -82,6 +85,8 @@ func newTransport(c transportConfig) *transport {
 			Transport:     tr,
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 		},
+
+		allowPlainHop: c.AllowPlaintextRedirects,
 	}
 }
 
@@ -104,6 +109,10 @@ func retryable(err error) bool {
 	var he *httpError
 	if errors.As(err, &he) {
 		return doris.RetryableStatus(he.status)
+	}
+	var de *downgradeError
+	if errors.As(err, &de) {
+		return false // every FE would redirect the same way
 	}
 	return !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
 }
@@ -155,6 +164,9 @@ func (t *transport) exchange(ctx context.Context, fe, method, path string, h htt
 				return nil, fmt.Errorf("%s: more than %d redirects", target, maxRedirects)
 			}
 			if target, err = nextHop(req.URL, resp.Header.Get("Location")); err != nil {
+				return nil, err
+			}
+			if err := t.checkHop(req.URL, target); err != nil {
 				return nil, err
 			}
 			continue
