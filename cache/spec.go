@@ -65,8 +65,9 @@ func Spec() *service.ConfigSpec {
 		Description(specDescription).
 		Fields(
 			service.NewStringField(fieldJDBCURL).
-				Description("MySQL-protocol address of a Doris FE, `jdbc:mysql://host[:port][/db][?k=v]`, parsed by the same code and rules as the `doris_binlog` input's `jdbc_url`: one host and its port (the FE query port, 9030 by default), `connectTimeout` and `socketTimeout` (milliseconds) are honoured. Any FE works; reads and writes are consistent across FEs. The URL is never repeated in errors because it may hold credentials.").
-				Example("jdbc:mysql://fe1:9030").Example("jdbc:mysql://fe1:9030/ops?connectTimeout=5000"),
+				Description("MySQL-protocol address of a Doris FE, `jdbc:mysql://host[:port][/db][?k=v]`, parsed by the same code and rules as the `doris_binlog` input's `jdbc_url`: one host and its port (the FE query port, 9030 by default), `connectTimeout` and `socketTimeout` (milliseconds) are honoured. Any FE works; reads and writes are consistent across FEs. Credentials go in `username` and `password`: user info in the URL is refused, and an `@` in a parameter value must be written `%40`. The field is a secret because parameters may carry one; messages show it with user info and every parameter value replaced by `xxxxx`.").
+				Example("jdbc:mysql://fe1:9030").Example("jdbc:mysql://fe1:9030/ops?connectTimeout=5000").
+				Secret(),
 			service.NewStringField(fieldUsername).
 				Description("Doris user. It needs SELECT and LOAD on the table, and CREATE on the database when `create_table` is true.").
 				Default("root"),

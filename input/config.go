@@ -52,6 +52,9 @@ type Config struct {
 
 	TLS        *tls.Config
 	TLSEnabled bool
+	// AllowPlaintextEndpoints: grpc+tcp Flight endpoints are dialled in
+	// plaintext despite TLS.
+	AllowPlaintextEndpoints bool
 
 	DebugMetadata bool // the window bounds on binlog rows
 
@@ -118,6 +121,9 @@ func parseConnection(pc *service.ParsedConfig, c *Config) error {
 	}
 	c.FENodes, c.Username, c.Password = conn.FENodes, conn.Username, conn.Password
 	c.TLS, c.TLSEnabled = conn.TLS, conn.TLSEnabled
+	if c.AllowPlaintextEndpoints, err = pc.FieldBool(fieldAllowPlaintextEndpoints); err != nil {
+		return fieldErr(fieldAllowPlaintextEndpoints, err)
+	}
 	if c.JDBCURL, err = optString(pc, fieldJDBCURL); err != nil {
 		return err
 	}

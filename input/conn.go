@@ -114,6 +114,8 @@ func (c *conn) dialFlight(ctx context.Context) (*flight.Client, error) {
 		Password:       c.conf.Password,
 		TLS:            c.conf.TLS,
 		ConnectTimeout: c.conf.ConnectTimeout,
+
+		AllowPlaintextEndpoints: c.conf.AllowPlaintextEndpoints,
 	})
 	if err != nil {
 		return nil, err

@@ -29,6 +29,7 @@ func newInput(pc *service.ParsedConfig, mgr *service.Resources) (service.BatchIn
 	if err != nil {
 		return nil, err
 	}
+	warnPlaintextEndpoints(conf, mgr.Logger())
 	replay, err := pc.FieldBool(service.AutoRetryNacksToggleFieldName)
 	if err != nil {
 		return nil, err

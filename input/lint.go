@@ -75,12 +75,11 @@ func dbTableLint(field string) string {
 		strconv.Quote(field+" must be db.table; got %q") + `.format(this.string()) ] }`
 }
 
-// jdbcLint never echoes the URL: its query string may carry a password.
 // jdbcLint mirrors doris.ParseJDBCURL, the one rule for jdbc_url (a test
 // holds them to the same answers): a case-insensitive prefix, one host, a
-// required port, an optional database and key=value parameters. It never
-// echoes the URL: its query string may carry a password.
-const jdbcLint = `let ok = this.string().re_match("(?i)^jdbc:mysql://(\\[[0-9A-Fa-f:.]+\\]|[^:/?\\s\\[\\],@]+):[0-9]{1,5}(/[^/?\\s]*)?(\\?[^=&\\s]+=[^&\\s]*(&[^=&\\s]+=[^&\\s]*)*)?$")
+// required port, an optional database and key=value parameters with valid
+// %-escapes, and no '@' anywhere (user info). It never echoes the URL: it may carry a password.
+const jdbcLint = `let ok = this.string().re_match("(?i)^jdbc:mysql://(\\[[0-9A-Fa-f:.]+\\]|[^:/?\\s\\[\\],@]+):[0-9]{1,5}(/([^/?%\\s@]|%[0-9A-Fa-f]{2})*)?(\\?([^=&%\\s@]|%[0-9A-Fa-f]{2})+=([^&%\\s@]|%[0-9A-Fa-f]{2})*(&([^=&%\\s@]|%[0-9A-Fa-f]{2})+=([^&%\\s@]|%[0-9A-Fa-f]{2})*)*)?$")
 let port = if $ok { this.string().re_replace_all("(?i)^jdbc:mysql://(\\[[^\\]]*\\]|[^:/?]*):([0-9]+).*$", "$2").number() } else { 0 }
 root = if !$ok { [ "jdbc_url must look like jdbc:mysql://host:port[/db][?k=v]" ] } else if $port < 1 || $port > 65535 { [ "jdbc_url has a port outside 1..65535" ] }`
 

@@ -17,7 +17,9 @@ func TestJDBCLintAgreesWithParseJDBCURL(t *testing.T) {
 		"jdbc:mysql://fe:9030/db?connectTimeout=5000", "jdbc:mysql://fe", "jdbc:mysql://fe/db", "mysql://fe:9030",
 		"jdbc:mysql://a:9030,b:9030", "jdbc:mysql://u:p@fe:9030", "jdbc:mysql://fe:0", "jdbc:mysql://fe:70000",
 		"jdbc:mysql://fe:9030/a/b", "jdbc:mysql://fe:9030/db?x", "jdbc:mysql://fe:9030/db?=1", "jdbc:mysql://[::1]/db",
-		"jdbc:postgresql://fe:5432/db", "jdbc:mysql://",
+		"jdbc:postgresql://fe:5432/db", "jdbc:mysql://", "jdbc:mysql://u:p/w@fe:9030", "jdbc:mysql://fe:9030/db?a=b@c",
+		"jdbc:mysql://fe:9030/db?a=b%40c", "jdbc:mysql://fe:9030/db?password=p%zzword", "jdbc:mysql://fe:9030/db?a%2=b",
+		"jdbc:mysql://fe:9030/db?a=%e2%82%ac&b%5F=1", "jdbc:mysql://fe:9030/d%zzb", "jdbc:mysql://fe:9030/d%20b",
 	} {
 		_, goErr := doris.ParseJDBCURL(u)
 		lintErr := lintInput(t, configYAML(with(nil, "jdbc_url", strconv.Quote(u))))

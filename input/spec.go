@@ -15,6 +15,7 @@ const (
 	fieldExclude                   = "exclude"
 	fieldDiscoveryInterval         = "table_discovery_interval"
 	fieldJDBCURL                   = "jdbc_url"
+	fieldAllowPlaintextEndpoints   = "allow_plaintext_endpoints"
 	fieldScanMode                  = "scan_mode"
 	fieldScanTimestamp             = "scan_timestamp"
 	fieldIncrementType             = "binlog_increment_type"
@@ -80,11 +81,16 @@ func connectionFields() []*service.ConfigField {
 		doris.UsernameField(),
 		doris.PasswordField(),
 		service.NewStringField(fieldJDBCURL).
-			Description("MySQL-protocol address of a Doris FE, `jdbc:mysql://host:port[/db][?k=v]`. Only used to publish to `binlog_offset_table`; the value is never repeated in error messages because it may hold credentials.").
+			Description("MySQL-protocol address of a Doris FE, `jdbc:mysql://host:port[/db][?k=v]`. Only used to publish to `binlog_offset_table`. Credentials go in `username` and `password`: user info in the URL (`user:pw@`) is refused, and an `@` in a parameter value must be written `%40`. The field is a secret because parameters may carry one; messages show it with user info and every parameter value replaced by `xxxxx`.").
 			Example("jdbc:mysql://127.0.0.1:9030").
+			Secret().
 			Optional().
 			LintRule(jdbcLint),
-		doris.TLSField("TLS for every connection to Doris: FE HTTP, Arrow Flight SQL and the MySQL protocol."),
+		doris.TLSField("TLS for every connection to Doris: FE HTTP, Arrow Flight SQL and the MySQL protocol. With TLS enabled every Arrow Flight connection uses TLS, the FE's and each result BE's alike: an endpoint that Doris advertises as `grpc+tcp://` (a `public_host` or proxy setup that names the wrong scheme) is dialled with TLS too, see `allow_plaintext_endpoints`."),
+		service.NewBoolField(fieldAllowPlaintextEndpoints).
+			Description("Only with `tls.enabled`: dial Arrow Flight endpoints that Doris advertises as `grpc+tcp://` in plaintext, as advertised, instead of with TLS. The FE's bearer token and the rows then travel unencrypted to those endpoints, so a warning is logged at start. Leave it false unless the result BEs really serve Arrow Flight without TLS while the FE uses it; a fetch from a plaintext BE dialled with TLS fails with an error that names the endpoint and this option.").
+			Advanced().
+			Default(false),
 	}
 }
 

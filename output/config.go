@@ -25,6 +25,7 @@ const (
 // config is the validated doris_load configuration.
 type config struct {
 	conn           doris.Connection
+	allowPlainHop  bool // allow_plaintext_redirects
 	target         *service.InterpolatedString
 	format         string
 	columns        string
@@ -58,6 +59,9 @@ func parseConfig(pc *service.ParsedConfig) (*config, error) {
 	var err error
 	if c.conn, err = doris.ParseConnection(pc); err != nil {
 		return nil, err
+	}
+	if c.allowPlainHop, err = pc.FieldBool(fieldAllowPlaintextRedirects); err != nil {
+		return nil, fieldErr(fieldAllowPlaintextRedirects, err)
 	}
 	if c.target, err = pc.FieldInterpolatedString(fieldTableIdentifier); err != nil {
 		return nil, fieldErr(fieldTableIdentifier, err)

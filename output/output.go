@@ -59,6 +59,7 @@ type dorisLoad struct {
 }
 
 func newDorisLoad(conf *config, log *service.Logger) (*dorisLoad, error) {
+	warnPlaintextRedirects(conf, log)
 	fe, err := doris.NewClient(doris.ClientConfig{
 		FENodes: conf.conn.FENodes, Username: conf.conn.Username, Password: conf.conn.Password,
 		TLS: conf.conn.TLS, Retries: conf.retries, ConnectTimeout: conf.connectTimeout,
@@ -72,7 +73,7 @@ func newDorisLoad(conf *config, log *service.Logger) (*dorisLoad, error) {
 		tr: newTransport(transportConfig{
 			FENodes: conf.conn.FENodes, Username: conf.conn.Username, Password: conf.conn.Password,
 			TLS: conf.conn.TLS, Retries: conf.retries, ConnectTimeout: conf.connectTimeout,
-			ReadTimeout: conf.readTimeout, LoadLimit: conf.loadLimit(), Logger: log,
+			ReadTimeout: conf.readTimeout, LoadLimit: conf.loadLimit(), Logger: log, AllowPlaintextRedirects: conf.allowPlainHop,
 		}),
 		fe:     fe,
 		log:    log,

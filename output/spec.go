@@ -30,6 +30,10 @@ const (
 	fieldReadTimeout     = "request_read_timeout"
 	fieldBatching        = "batching"
 
+	// fieldAllowPlaintextRedirects lets an https FE send a load on to
+	// plain http.
+	fieldAllowPlaintextRedirects = "allow_plaintext_redirects"
+
 	defaultLabelPrefix = "rpconnect_doris"
 )
 
@@ -49,7 +53,11 @@ func Spec() *service.ConfigSpec {
 		Summary("Writes messages into Apache Doris tables with Stream Load, turning change events into upserts and deletes, with labels that make replays load nothing twice.").
 		Description(specDescription).
 		Fields(doris.FENodesField(), doris.UsernameField(), doris.PasswordField(),
-			doris.TLSField("TLS for every connection to Doris: the FE HTTP port and the BEs it redirects loads to.")).
+			doris.TLSField("TLS for every connection to Doris: the FE HTTP port and the BEs it redirects loads to. With TLS enabled a redirect from `https` to plain `http` is refused, with an error that names both hosts, so the credentials and rows never leave unencrypted; see `allow_plaintext_redirects`."),
+			service.NewBoolField(fieldAllowPlaintextRedirects).
+				Description("Only with `tls.enabled`: follow a redirect from an `https` FE to a plain `http` BE. Stream Load sends the credentials (Basic auth) and the rows with every hop, so they then travel unencrypted; a warning is logged at start. Leave it false unless the BEs really serve HTTP without TLS while the FE uses it.").
+				Advanced().
+				Default(false)).
 		Fields(targetFields()...).
 		Fields(cdcFields()...).
 		Fields(labelFields()...).

@@ -42,6 +42,8 @@ type transport struct {
 	// leave the upload and the reading of the body unbounded.
 	loadLimit, requestLimit time.Duration
 	log                     *service.Logger
+	// allowPlainHop lets an https load follow a redirect to plain http.
+	allowPlainHop bool
 
 	backoffBase, backoffMax time.Duration
 }
@@ -54,6 +56,7 @@ type transportConfig struct {
 	ConnectTimeout, ReadTimeout time.Duration
 	LoadLimit                   time.Duration
 	Logger                      *service.Logger
+	AllowPlaintextRedirects     bool
 }
 
 func newTransport(c transportConfig) *transport {
@@ -90,6 +93,8 @@ func newTransport(c transportConfig) *transport {
 			Transport:     tr,
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 		},
+
+		allowPlainHop: c.AllowPlaintextRedirects,
 	}
 }
 
@@ -130,6 +135,10 @@ func retryable(err error) bool {
 	var he *httpError
 	if errors.As(err, &he) {
 		return doris.RetryableStatus(he.status)
+	}
+	var de *downgradeError
+	if errors.As(err, &de) {
+		return false // every FE would redirect the same way
 	}
 	return !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
 }
@@ -196,6 +205,9 @@ func (t *transport) exchange(ctx context.Context, fe, method, path string, h htt
 				return nil, fmt.Errorf("%s: more than %d redirects", target, maxRedirects)
 			}
 			if target, err = nextHop(req.URL, resp.Header.Get("Location")); err != nil {
+				return nil, err
+			}
+			if err := t.checkHop(req.URL, target); err != nil {
 				return nil, err
 			}
 			continue

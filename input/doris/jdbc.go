@@ -32,22 +32,34 @@ func (j *JDBCURL) Addr() string {
 // port required; several hosts, credentials in the URL and malformed
 // parameters are refused.
 func ParseJDBCURL(s string) (*JDBCURL, error) {
-	if len(s) < len(jdbcPrefix) || !strings.EqualFold(s[:len(jdbcPrefix)], jdbcPrefix) {
-		return nil, fmt.Errorf("jdbc_url must start with %s, got %q", jdbcPrefix, redactJDBC(s))
+	if !hasJDBCPrefix(s) {
+		// Nothing of the value is repeated: without the prefix there is no
+		// telling which part of it is a host and which a password.
+		return nil, fmt.Errorf("jdbc_url must start with %s", jdbcPrefix)
 	}
 	rest := s[len(jdbcPrefix):]
+	// A password may hold '/' or '?', so credentials are looked for in the
+	// whole value, not only in the authority; an '@' in a parameter value
+	// is written %40.
+	if strings.Contains(rest, "@") {
+		return nil, fmt.Errorf("jdbc_url %q: credentials in the URL are not supported; use the username and password fields", RedactJDBC(s))
+	}
 	authority, pathQuery := rest, ""
 	if i := strings.IndexAny(rest, "/?"); i >= 0 {
 		authority, pathQuery = rest[:i], rest[i:]
 	}
 	j := &JDBCURL{Params: map[string]string{}}
 	if err := j.parseAuthority(authority); err != nil {
-		return nil, fmt.Errorf("jdbc_url %q: %w", redactJDBC(s), err)
+		return nil, fmt.Errorf("jdbc_url %q: %w", RedactJDBC(s), err)
 	}
 	if err := j.parsePathQuery(pathQuery); err != nil {
-		return nil, fmt.Errorf("jdbc_url %q: %w", redactJDBC(s), err)
+		return nil, fmt.Errorf("jdbc_url %q: %w", RedactJDBC(s), err)
 	}
 	return j, nil
+}
+
+func hasJDBCPrefix(s string) bool {
+	return len(s) >= len(jdbcPrefix) && strings.EqualFold(s[:len(jdbcPrefix)], jdbcPrefix)
 }
 
 func (j *JDBCURL) parseAuthority(a string) error {
@@ -56,8 +68,6 @@ func (j *JDBCURL) parseAuthority(a string) error {
 		return errors.New("missing host")
 	case strings.Contains(a, ","):
 		return errors.New("only one host is supported")
-	case strings.Contains(a, "@"):
-		return errors.New("credentials in the URL are not supported; use user and password")
 	}
 	if !strings.Contains(strings.TrimPrefix(strings.TrimSuffix(a, "]"), "["), ":") || strings.HasSuffix(a, "]") {
 		// MySQL's 3306 is not Doris's query port (9030 by default), so a
@@ -91,7 +101,7 @@ func (j *JDBCURL) parsePathQuery(pq string) error {
 		key, kerr := url.QueryUnescape(k)
 		val, verr := url.QueryUnescape(v)
 		if !ok || key == "" || kerr != nil || verr != nil {
-			return fmt.Errorf("invalid parameter %q", pair)
+			return fmt.Errorf("invalid parameter %q", redactParam(pair))
 		}
 		j.Params[key] = val
 	}
@@ -107,7 +117,9 @@ func (j *JDBCURL) durationParam(name string, def time.Duration) (time.Duration, 
 	}
 	ms, err := strconv.ParseInt(v, 10, 64)
 	if err != nil || ms < 0 || ms > int64(24*time.Hour/time.Millisecond) {
-		return 0, fmt.Errorf("jdbc_url parameter %s must be milliseconds, got %q", name, v)
+		// The value is not repeated: every jdbc_url value is kept out of
+		// messages alike.
+		return 0, fmt.Errorf("jdbc_url parameter %s must be milliseconds from 0 to %d", name, int64(24*time.Hour/time.Millisecond))
 	}
 	if ms == 0 {
 		return def, nil
@@ -115,18 +127,55 @@ func (j *JDBCURL) durationParam(name string, def time.Duration) (time.Duration, 
 	return time.Duration(ms) * time.Millisecond, nil
 }
 
-// redactJDBC hides password parameters before a URL is put into an error.
-func redactJDBC(s string) string {
-	i := strings.IndexByte(s, '?')
-	if i < 0 {
-		return s
+// redactedValue stands in for every hidden part of a jdbc_url.
+const redactedValue = "xxxxx"
+
+// RedactJDBC renders a jdbc_url for errors and logs: the prefix, host, port
+// and database stay, user info becomes xxxxx, and so does every parameter
+// value, since any of them (password, sslKeyPassword, a token in a custom
+// parameter) may be a secret. A value that is not a jdbc:mysql:// URL is
+// hidden whole.
+func RedactJDBC(s string) string {
+	if !hasJDBCPrefix(s) {
+		return redactedValue
 	}
-	pairs := strings.Split(s[i+1:], "&")
+	rest := s[len(jdbcPrefix):]
+	// Everything up to the last '@' may be user info, even a '?' or '/'
+	// inside a password.
+	if at := strings.LastIndexByte(rest, '@'); at >= 0 {
+		rest = redactedValue + rest[at:]
+	}
+	beforeQuery, query, hasQuery := strings.Cut(rest, "?")
+	out := s[:len(jdbcPrefix)] + beforeQuery
+	if !hasQuery {
+		return out
+	}
+	pairs := strings.Split(query, "&")
 	for n, p := range pairs {
-		k, _, _ := strings.Cut(p, "=")
-		if strings.Contains(strings.ToLower(k), "password") {
-			pairs[n] = k + "=xxxxx"
+		pairs[n] = redactParam(p)
+	}
+	return out + "?" + strings.Join(pairs, "&")
+}
+
+// redactParam keeps a parameter's name when it is a plain name and hides its
+// value; anything else (a pair without '=', an odd name that may be a pasted
+// secret) is hidden whole.
+func redactParam(pair string) string {
+	k, _, ok := strings.Cut(pair, "=")
+	if !ok || !plainParamName(k) {
+		return redactedValue
+	}
+	return k + "=" + redactedValue
+}
+
+func plainParamName(k string) bool {
+	if k == "" || len(k) > 64 {
+		return false
+	}
+	for _, r := range k {
+		if !(r == '_' || r == '.' || r == '-' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			return false
 		}
 	}
-	return s[:i+1] + strings.Join(pairs, "&")
+	return true
 }

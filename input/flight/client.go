@@ -40,6 +40,13 @@ type Config struct {
 	Password       string
 	TLS            *tls.Config // nil: plaintext
 	ConnectTimeout time.Duration
+
+	// AllowPlaintextEndpoints lets an endpoint advertised as grpc+tcp:// be
+	// dialled in plaintext although TLS is configured. Without it such an
+	// endpoint is dialled with TLS: the bearer token and the rows must not
+	// travel in the clear because a proxy or public_host advertises the
+	// wrong scheme.
+	AllowPlaintextEndpoints bool
 }
 
 // Client is a Flight SQL session on one FE. It is safe for concurrent use.

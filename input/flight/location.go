@@ -8,13 +8,18 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 )
 
 // target is where one endpoint's ticket must be fetched.
 type target struct {
 	useFE bool
 	addr  string // host:port, when !useFE
-	tls   bool
+	tls   bool   // advertised grpc+tls by parseLocation; dialled with TLS after endpointTarget
+	// upgraded: advertised grpc+tcp, dialled with TLS because TLS is
+	// configured; a failure then hints at allow_plaintext_endpoints.
+	upgraded bool
 }
 
 // key identifies a cached endpoint connection.
@@ -67,7 +72,34 @@ func (c *Client) endpointTarget(ep *flight.FlightEndpoint) (target, error) {
 	if !t.useFE && strings.EqualFold(t.addr, c.cfg.Addr) {
 		t.useFE = true
 	}
+	if t.useFE {
+		return t, nil
+	}
+	return c.transportFor(t)
+}
+
+// transportFor applies the TLS policy to an advertised endpoint: with TLS
+// configured every endpoint is dialled with TLS, whatever its scheme, unless
+// AllowPlaintextEndpoints keeps grpc+tcp in plaintext; without TLS a
+// grpc+tls endpoint is refused rather than dialled without verification.
+func (c *Client) transportFor(t target) (target, error) {
+	switch {
+	case c.cfg.TLS == nil && t.tls:
+		return target{}, fmt.Errorf("endpoint %s asks for TLS (grpc+tls) but no TLS is configured", t.addr)
+	case c.cfg.TLS != nil && !t.tls && !c.cfg.AllowPlaintextEndpoints:
+		t.tls, t.upgraded = true, true
+	}
 	return t, nil
+}
+
+// upgradeHint explains a failed fetch from an endpoint that advertised
+// grpc+tcp but was dialled with TLS: it may really serve plaintext.
+func upgradeHint(t target, err error) error {
+	if !t.upgraded || status.Code(err) != codes.Unavailable {
+		return err
+	}
+	return fmt.Errorf("%w (the endpoint is advertised as grpc+tcp://%s and was dialled with TLS because tls is enabled; "+
+		"if it serves only plaintext, set allow_plaintext_endpoints: true to send the bearer token and rows to it unencrypted)", err, t.addr)
 }
 
 // conn returns the connection for t, dialing and caching endpoint
@@ -84,9 +116,6 @@ func (c *Client) conn(t target) (*grpc.ClientConn, error) {
 	}
 	if cc, ok := c.be[t.key()]; ok {
 		return cc, nil
-	}
-	if t.tls && c.cfg.TLS == nil {
-		return nil, fmt.Errorf("endpoint %s asks for TLS (grpc+tls) but no TLS is configured", t.addr)
 	}
 	tlsConf := c.cfg.TLS
 	if !t.tls {

@@ -137,11 +137,11 @@ func (c *Client) fetchEndpoint(ctx context.Context, idx int, ep *flight.FlightEn
 	defer cancel()
 	stream, err := flight.NewFlightServiceClient(cc).DoGet(c.bearerContext(ctx), ep.GetTicket())
 	if err != nil {
-		return fmt.Errorf("doris flight sql: fetch endpoint %d at %s: %w", idx, where, err)
+		return fmt.Errorf("doris flight sql: fetch endpoint %d at %s: %w", idx, where, upgradeHint(t, err))
 	}
 	rdr, err := flight.NewRecordReader(stream, ipc.WithAllocator(memory.DefaultAllocator))
 	if err != nil {
-		return fmt.Errorf("doris flight sql: fetch endpoint %d at %s: %w", idx, where, err)
+		return fmt.Errorf("doris flight sql: fetch endpoint %d at %s: %w", idx, where, upgradeHint(t, err))
 	}
 	defer rdr.Release()
 	for rdr.Next() {

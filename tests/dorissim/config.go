@@ -26,6 +26,13 @@ type Config struct {
 	TimeZone string
 	Demo     bool
 	Logf     func(format string, args ...any)
+
+	// With TLS, BE Flight locations are advertised as grpc+tcp:// while the
+	// BE still serves TLS, as a proxy or be.conf public_host setup may do.
+	AdvertiseBEFlightTCP bool
+	// With TLS, the BE Flight listener serves plaintext and is advertised
+	// as grpc+tcp://, while FE HTTP, FE Flight and MySQL serve TLS.
+	PlaintextBEFlight bool
 }
 
 // Faults are injected failures. Counters apply to the next N calls.

@@ -131,7 +131,7 @@ func (s *Server) listen() error {
 func (s *Server) serve() {
 	b := backend{engine: s.engine, Store: s.store}
 	s.flight = flightsrv.New(flightsrv.Config{
-		Engine: b, Hooks: s.faults, TLS: s.cfg.TLS != nil,
+		Engine: b, Hooks: s.faults, TLS: s.cfg.TLS != nil, BETCPLocation: s.cfg.AdvertiseBEFlightTCP || s.cfg.PlaintextBEFlight,
 		FEAddr: s.FlightAddr, BEAddr: s.BEFlightAddr, Logf: s.cfg.Logf,
 	})
 	var gopts []grpc.ServerOption
@@ -139,7 +139,10 @@ func (s *Server) serve() {
 		gopts = append(gopts, grpc.Creds(credentials.NewTLS(s.cfg.TLS)))
 	}
 	feOpts := append(s.stats.grpcOptions(s.stats.feFlight), gopts...)
-	beOpts := append(s.stats.grpcOptions(s.stats.beFlight), gopts...)
+	beOpts := s.stats.grpcOptions(s.stats.beFlight)
+	if !s.cfg.PlaintextBEFlight {
+		beOpts = append(beOpts, gopts...)
+	}
 	s.feGRPC, s.beGRPC = s.flight.FEServer(feOpts...), s.flight.BEServer(beOpts...)
 	api := feapi.New(feapi.Config{Backend: b, Hooks: faultHooks{faultState: s.faults, clearAll: s.ClearFaults},
 		Stats: func() any { return s.stats.snapshot() }, Logf: s.cfg.Logf})

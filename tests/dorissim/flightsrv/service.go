@@ -19,6 +19,9 @@ type Config struct {
 	BatchRows      int           // rows per record batch; default 4096
 	TicketTTL      time.Duration // unfetched results are released after this; default 5m
 	Logf           func(format string, args ...any)
+
+	// BETCPLocation advertises the BE as grpc+tcp:// even with TLS.
+	BETCPLocation bool
 }
 
 // Service holds the state shared by the FE and BE servers: bearer tokens
@@ -80,7 +83,7 @@ func (s *Service) Close() {
 
 func (s *Service) location(onFE bool) string {
 	scheme := "grpc+tcp://"
-	if s.cfg.TLS {
+	if s.cfg.TLS && (onFE || !s.cfg.BETCPLocation) {
 		scheme = "grpc+tls://"
 	}
 	if onFE {
