@@ -6,6 +6,7 @@ import (
 	"net"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/redpanda-data/benthos/v4/public/service"
 
@@ -100,6 +101,11 @@ func (c *conn) release(fc *flight.Client, healthy bool) {
 }
 
 func (c *conn) dialFlight(ctx context.Context) (*flight.Client, error) {
+	// Authentication and the session statements are small round trips: the
+	// run's context has no deadline, so they get one of their own, as the
+	// REST calls and the queries (request_query_timeout) do.
+	ctx, cancel := context.WithTimeout(ctx, sessionSetupLimit(c.conf.ConnectTimeout))
+	defer cancel()
 	port, err := c.flightPort(ctx)
 	if err != nil {
 		return nil, err
@@ -164,4 +170,13 @@ func (c *conn) close() {
 	for _, fc := range idle {
 		_ = fc.Close()
 	}
+}
+
+// sessionSetupLimit bounds opening one Flight session: the handshake, the
+// time zone and exec_mem_limit statements, each about a connect's worth.
+func sessionSetupLimit(connect time.Duration) time.Duration {
+	if connect <= 0 {
+		connect = flight.DefaultConnectTimeout
+	}
+	return 4 * connect
 }
