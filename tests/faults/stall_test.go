@@ -121,17 +121,17 @@ func TestTooLargeWindowIsSplit(t *testing.T) {
 	harness.CreateTable(t, srv, db, table, harness.TableOpts{})
 	f := newFixture(t, srv, table, harness.NewWorkload(srv, db, table, 23), &harness.Collector{})
 	m := &harness.MetricsCapture{}
-	// 20 records fit; the workload below commits at most about 12 a
-	// second (4 changes of at most 3 records), so a one-second piece always
-	// fits and a 5 s window (about 36 records) hardly ever does.
+	// 20 records fit. The workload below commits one record every 125 ms:
+	// about 8 a second, so a one-second piece always fits, and a 5 s window
+	// (about 40) does not.
 	limit := 20 * storage.IncrRowMemBytes
 	in := harness.InputYAML(srv, db+"."+table, "scan_mode: latest", "batch_size: 50", "binlog_poll_interval: 5s",
 		"exec_mem_limit: "+strconv.Itoa(limit))
 	f.run = harness.RunStream(t, harness.StreamConfig{Input: in, Resources: harness.MemoryCache, Logs: f.logs, Metrics: m}, f.col)
 	harness.WaitCheckpoint(t, f.run, harness.CheckpointKey(db, table))
-	for range 40 { // about 10 s of changes
-		f.steps(t, 1)
-		time.Sleep(250 * time.Millisecond)
+	for range 60 { // about 8 s of changes
+		f.insert(t, 1)
+		time.Sleep(125 * time.Millisecond)
 	}
 	evs := f.assertNoLoss(t, 90*time.Second)
 	for i := 1; i < len(evs); i++ {
