@@ -84,10 +84,18 @@ func (f *fixture) insert(t *testing.T, n int) {
 // checks that no binlog position was delivered twice.
 func (f *fixture) assertNoLoss(t *testing.T, timeout time.Duration) []harness.Event {
 	t.Helper()
+	return f.assertRebuilt(t, timeout, func(evs []harness.Event) []harness.Event { return evs })
+}
+
+// assertRebuilt waits until the delivered events, in the order order gives
+// them, rebuild the table, then checks that no binlog position was
+// delivered twice.
+func (f *fixture) assertRebuilt(t *testing.T, timeout time.Duration, order func([]harness.Event) []harness.Event) []harness.Event {
+	t.Helper()
 	want := harness.TableState(t, f.srv, db, f.table, "id", cols...)
 	var diff string
 	evs := f.col.WaitFor(t, timeout, "every change after the fault", func(evs []harness.Event) bool {
-		got, err := harness.Replay(evs, "id")
+		got, err := harness.Replay(order(evs), "id")
 		if err != nil {
 			diff = err.Error()
 			return false
