@@ -55,21 +55,7 @@ func tlsOutput(t *testing.T, fe *httptest.Server, extra string) *dorisLoad {
 	caPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: fe.Certificate().Raw})
 	yaml := "fenodes: " + strings.TrimPrefix(fe.URL, "https://") + "\nusername: root\npassword: S3cretPw\n" +
 		"table_identifier: db.t\nrequest_retries: 2\ntls:\n  enabled: true\n  root_cas: " + strconv.Quote(string(caPEM)) + "\n" + extra
-	pc, err := Spec().ParseYAML(yaml, nil)
-	if err != nil {
-		t.Fatalf("parse yaml: %v", err)
-	}
-	conf, err := parseConfig(pc)
-	if err != nil {
-		t.Fatalf("config: %v", err)
-	}
-	o, err := newDorisLoad(conf, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	o.tr.backoffBase, o.tr.backoffMax = time.Millisecond, 5*time.Millisecond
-	t.Cleanup(func() { _ = o.Close(context.Background()) })
-	return o
+	return outputFromYAML(t, yaml)
 }
 
 // An https FE that redirects a load to plain http is refused: the error

@@ -12,7 +12,12 @@ import (
 // newTestOutput builds a doris_load against f from extra YAML lines.
 func newTestOutput(t *testing.T, f *fakeDoris, extra string) *dorisLoad {
 	t.Helper()
-	yaml := "fenodes: " + f.addr() + "\nusername: root\npassword: pw\n" + extra
+	return outputFromYAML(t, "fenodes: "+f.addr()+"\nusername: root\npassword: pw\n"+extra)
+}
+
+// outputFromYAML builds a doris_load from a whole config, with fast retries.
+func outputFromYAML(t *testing.T, yaml string) *dorisLoad {
+	t.Helper()
 	pc, err := Spec().ParseYAML(yaml, nil)
 	if err != nil {
 		t.Fatalf("parse yaml: %v", err)
