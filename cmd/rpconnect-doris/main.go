@@ -16,6 +16,7 @@ import (
 
 	_ "github.com/rpconnect-doris/rpconnect-doris/cache"
 	_ "github.com/rpconnect-doris/rpconnect-doris/input"
+	_ "github.com/rpconnect-doris/rpconnect-doris/kafka"
 	_ "github.com/rpconnect-doris/rpconnect-doris/metrics/prometheus"
 	_ "github.com/rpconnect-doris/rpconnect-doris/output"
 )
