@@ -61,6 +61,7 @@ func snapshotRow(id int) *service.Message {
 	m.MetaSetMut("operation", "read")
 	m.MetaSetMut("database_schema", "shop")
 	m.MetaSetMut("table", "orders")
+	m.MetaSetMut("key_columns", []any{"id"})
 	return m
 }
 
@@ -252,7 +253,7 @@ func TestRecordsKeyHeadersTimestamp(t *testing.T) {
 key: '${! @key_columns.map_each(c -> this.get(c).string()).join(",") }'
 timestamp_ms: '${! 1700000000123 }'
 metadata:
-  include_patterns: [ '^(operation|tso)$' ]
+  include_patterns: [ '^(operation|tso|key_columns)$' ]
 `)
 	write(t, o, change(7, 100, 3, "delete"))
 	recs := readCommitted(t, c, "doris.shop.orders", 1)
@@ -263,8 +264,8 @@ metadata:
 	if string(r.Key) != "7" || string(r.Value) != `{"id":7}` || r.Timestamp.UnixMilli() != 1700000000123 {
 		t.Errorf("record key %q value %s ts %d", r.Key, r.Value, r.Timestamp.UnixMilli())
 	}
-	if header(r, "operation") != "delete" || header(r, "tso") != "100" || header(r, "lsn") != "" || len(r.Headers) != 2 {
-		t.Errorf("headers %v; want only operation and tso", r.Headers)
+	if header(r, "operation") != "delete" || header(r, "tso") != "100" || header(r, "lsn") != "" || header(r, "key_columns") != `["id"]` || len(r.Headers) != 3 {
+		t.Errorf("headers %v; want only operation, tso and key_columns (as JSON)", r.Headers)
 	}
 }
 
@@ -283,5 +284,17 @@ func TestManualPartition(t *testing.T) {
 	err := o2.WriteBatch(ctx, service.MessageBatch{snapshotRow(1)})
 	if err == nil || !strings.Contains(err.Error(), "partition 9 of topic orders does not exist") {
 		t.Fatalf("error %v; want one naming partition 9", err)
+	}
+}
+
+func TestEmptyBodyIsTombstone(t *testing.T) {
+	c := startCluster(t, kfake.SeedTopics(1, "orders"))
+	o := newOutput(t, c, "topic: orders\nkey: '${! @row_key }'\n")
+	tomb := service.NewMessage(nil)
+	tomb.MetaSetMut("row_key", "7")
+	write(t, o, tomb)
+	recs := readCommitted(t, c, "orders", 1)
+	if len(recs) != 1 || recs[0].Value != nil || string(recs[0].Key) != "7" {
+		t.Fatalf("an empty body must be a null value (tombstone) with its key; got %v", recs)
 	}
 }

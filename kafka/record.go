@@ -38,6 +38,9 @@ func (c *config) toRecord(batch service.MessageBatch, i int, withPositions bool)
 	if err != nil {
 		return record{}, fmt.Errorf("message body: %w", err)
 	}
+	if len(body) == 0 {
+		body = nil // a null value: a tombstone on a compacted topic
+	}
 	r := &kgo.Record{Value: body}
 	if r.Topic, err = batch.TryInterpolatedString(i, c.topic); err != nil {
 		return record{}, fmt.Errorf("%s interpolation: %w", fieldTopic, err)

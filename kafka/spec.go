@@ -84,6 +84,10 @@ func Spec() *service.ConfigSpec {
 const specDescription = `
 Field names and meaning follow Redpanda Connect's ` + "`kafka_franz`" + ` output for the subset listed here. The other fields of Redpanda Connect's output are lint errors that say so, rather than settings silently ignored.
 
+### Records
+
+The record value is the message body; an empty body is written as a null value (a tombstone on a compacted topic). The key, topic, partition and timestamp come from the fields below, the headers from ` + "`metadata`" + `.
+
 ### Delivery
 
 Without ` + "`exactly_once`" + ` delivery is at least once: ` + "`idempotent_write`" + ` removes the client's own retry duplicates, but a batch replayed after a nack or a restart is written again.

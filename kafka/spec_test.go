@@ -76,8 +76,8 @@ func TestParseConfigChecks(t *testing.T) {
 		t.Fatalf("defaults: %+v", c)
 	}
 	for y, want := range map[string]string{
-		"rack_id: a":                              "rack_id is a field of Redpanda Connect's kafka_franz",
-		"exactly_once: true":                      "exactly_once needs transactional_id",
+		"rack_id: a":         "rack_id is a field of Redpanda Connect's kafka_franz",
+		"exactly_once: true": "exactly_once needs transactional_id",
 		"exactly_once: true\ntransactional_id: x": "exactly_once needs max_in_flight: 1; got 256",
 		"max_message_bytes: lots":                 "max_message_bytes must be a size",
 		"sasl:\n  - mechanism: PLAIN":             "mechanism PLAIN needs a username",
