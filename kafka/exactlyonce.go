@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/redpanda-data/benthos/v4/public/service"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -52,7 +53,10 @@ func (e *exactlyOnce) write(ctx context.Context, batch service.MessageBatch) err
 		// The outcome may be unknown (a commit whose answer was lost):
 		// read every tail again before the next write.
 		clear(e.tails)
-		return err
+		if tooLarge(err) {
+			return err // the same batch would fail again
+		}
+		return &txnError{err}
 	}
 	for tp, t := range next {
 		e.tails[tp] = t
@@ -172,4 +176,16 @@ func (e *exactlyOnce) abort() error {
 		return fmt.Errorf("aborting the transaction of %q: %w", e.cfg.txnID, err)
 	}
 	return nil
+}
+
+// txnError is a failed transaction that a new producer may get through: the
+// output then reconnects, which fences and aborts what is left of it, reads
+// the tails again and writes the same batch again, in order.
+type txnError struct{ err error }
+
+func (e *txnError) Error() string { return e.err.Error() }
+func (e *txnError) Unwrap() error { return e.err }
+
+func tooLarge(err error) bool {
+	return errors.Is(err, kerr.MessageTooLarge) || errors.Is(err, kerr.RecordListTooLarge)
 }

@@ -83,7 +83,14 @@ func (o *output) WriteBatch(ctx context.Context, batch service.MessageBatch) err
 		return service.ErrNotConnected
 	}
 	if eo != nil {
-		return eo.write(ctx, batch)
+		err := eo.write(ctx, batch)
+		var te *txnError
+		if errors.As(err, &te) {
+			o.log.Errorf("kafka_franz: %v; reconnecting to write the batch again", err)
+			o.reset(cl)
+			return service.ErrNotConnected
+		}
+		return err
 	}
 	recs := make([]*kgo.Record, len(batch))
 	for i := range batch {
@@ -110,6 +117,17 @@ func produce(ctx context.Context, cl *kgo.Client, recs []*kgo.Record) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// reset drops cl, when it is still the client, so that Connect starts a
+// new producer.
+func (o *output) reset(cl *kgo.Client) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.cl == cl {
+		o.cl.Close()
+		o.cl, o.eo = nil, nil
+	}
 }
 
 func (o *output) Close(ctx context.Context) error {
