@@ -19,6 +19,7 @@ type exactlyOnce struct {
 	cfg *config
 	cl  *kgo.Client
 	log *service.Logger
+	m   *txnMetrics
 
 	mu     sync.Mutex
 	counts map[string]int                  // partitions per topic
@@ -26,8 +27,8 @@ type exactlyOnce struct {
 	hashes map[string]kgo.TopicPartitioner // the partitioner per topic
 }
 
-func newExactlyOnce(c *config, cl *kgo.Client, log *service.Logger) *exactlyOnce {
-	return &exactlyOnce{cfg: c, cl: cl, log: log, counts: map[string]int{}, tails: map[topicPartition]tail{}, hashes: map[string]kgo.TopicPartitioner{}}
+func newExactlyOnce(c *config, cl *kgo.Client, log *service.Logger, m *txnMetrics) *exactlyOnce {
+	return &exactlyOnce{cfg: c, cl: cl, log: log, m: m, counts: map[string]int{}, tails: map[topicPartition]tail{}, hashes: map[string]kgo.TopicPartitioner{}}
 }
 
 func (e *exactlyOnce) write(ctx context.Context, batch service.MessageBatch) error {
@@ -44,6 +45,7 @@ func (e *exactlyOnce) write(ctx context.Context, batch service.MessageBatch) err
 	}
 	keep, next := e.filter(recs)
 	if dropped := len(recs) - len(keep); dropped > 0 {
+		e.m.dropped.Incr(int64(dropped))
 		e.log.Infof("kafka_franz: dropped %d of %d messages already written under transactional_id %q", dropped, len(recs), e.cfg.txnID)
 	}
 	if len(keep) == 0 {
@@ -156,11 +158,14 @@ func (e *exactlyOnce) transact(ctx context.Context, recs []*kgo.Record) error {
 		return fmt.Errorf("beginning a transaction of %q: %w", e.cfg.txnID, err)
 	}
 	if err := produce(ctx, e.cl, recs); err != nil {
+		e.m.aborted.Incr(1)
 		return errors.Join(err, e.abort())
 	}
 	if err := e.cl.EndTransaction(ctx, kgo.TryCommit); err != nil {
+		e.m.aborted.Incr(1)
 		return errors.Join(fmt.Errorf("committing the transaction of %q: %w", e.cfg.txnID, err), e.abort())
 	}
+	e.m.committed.Incr(1)
 	return nil
 }
 

@@ -31,7 +31,7 @@ func Register(env *service.Environment) error {
 		if err != nil {
 			return nil, service.BatchPolicy{}, 0, fmt.Errorf("field %s: %w", fieldMaxInFlight, err)
 		}
-		return &output{cfg: c, log: mgr.Logger()}, pol, mif, nil
+		return &output{cfg: c, log: mgr.Logger(), m: newTxnMetrics(mgr.Metrics())}, pol, mif, nil
 	})
 }
 
@@ -39,6 +39,7 @@ func Register(env *service.Environment) error {
 type output struct {
 	cfg *config
 	log *service.Logger
+	m   *txnMetrics
 
 	mu sync.Mutex
 	cl *kgo.Client
@@ -69,7 +70,7 @@ func (o *output) Connect(ctx context.Context) error {
 			cl.Close()
 			return fmt.Errorf("initialising transactional_id %q on %v: %w", o.cfg.txnID, o.cfg.seeds, err)
 		}
-		o.eo = newExactlyOnce(o.cfg, cl, o.log)
+		o.eo = newExactlyOnce(o.cfg, cl, o.log, o.m)
 	}
 	o.cl = cl
 	return nil

@@ -34,7 +34,8 @@ func newOutput(t *testing.T, c *kfake.Cluster, y string) *output {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := &output{cfg: conf, log: service.MockResources().Logger()}
+	res := service.MockResources()
+	o := &output{cfg: conf, log: res.Logger(), m: newTxnMetrics(res.Metrics())}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := o.Connect(ctx); err != nil {

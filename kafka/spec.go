@@ -93,6 +93,12 @@ The record value is the message body; an empty body is written as a null value (
 Without ` + "`exactly_once`" + ` delivery is at least once: ` + "`idempotent_write`" + ` removes the client's own retry duplicates, but a batch replayed after a nack or a restart is written again.
 
 With ` + "`exactly_once: true`" + ` every batch is written in one Kafka transaction under ` + "`transactional_id`" + `, and starting fences any older producer with the same id. Before the first write to a partition the output reads that partition's last committed record (read_committed) and takes its position from the headers ` + "`tso`, `database_schema`, `table`, `lsn` and `operation`" + `; every message whose position ` + "`(tso, db.table, lsn, operation)`" + ` is not after the last position written to its partition is dropped. The five headers are always written for messages that carry a ` + "`tso`" + `, whatever ` + "`metadata`" + ` selects. This needs one writer per ` + "`transactional_id`" + `, batches in order (` + "`max_in_flight: 1`" + `, ` + "`pipeline.threads: 1`" + `), and the partition decided here (the partitioner runs in the output, on the topic's partition count). Messages without a ` + "`tso`" + ` (snapshot rows) carry no position and stay at least once: a restart mid-snapshot may write snapshot rows again. Consumers must read with ` + "`isolation.level=read_committed`" + `.
+
+A failed transaction (a broker restart, a lost answer) is aborted; the output then reconnects with a new producer, reads the tails again and writes the same batch again, so order holds. A batch too large for the brokers fails instead.
+
+### Metrics
+
+Besides Benthos's ` + "`output_sent`" + ` (records written), ` + "`output_error`" + ` and ` + "`output_latency_ns`" + ` (write latency), ` + "`exactly_once`" + ` counts ` + "`kafka_franz_transactions_committed`" + `, ` + "`kafka_franz_transactions_aborted`" + ` and ` + "`kafka_franz_replayed_dropped`" + ` (messages dropped as already written).
 `
 
 const exampleCDC = `

@@ -103,10 +103,15 @@ func TestBinlogIntoKafkaExactlyOnce(t *testing.T) {
 	runWorkload(t, w, 20)
 	harness.Exec(t, srv, "INSERT INTO shop.events VALUES (2, 'c', 3, 3.00)")
 	// The replay: every change again from the start, plus the new ones.
-	startStream(t, in, harness.FileCache(t.TempDir()), out)
+	m := &harness.MetricsCapture{}
+	startStream(t, in, harness.FileCache(t.TempDir()), out, m)
 	recs := waitTables(t, srv, c, 3, "the replay's changes")
 	time.Sleep(2 * time.Second) // a replayed duplicate would arrive by now
 	recs = c.records()
+	if m.Counter("kafka_franz_replayed_dropped") == 0 || m.Counter("kafka_franz_transactions_committed") == 0 || m.Counter("kafka_franz_transactions_aborted") != 0 {
+		t.Errorf("metrics: dropped %d committed %d aborted %d; want replays dropped, transactions committed, none aborted",
+			m.Counter("kafka_franz_replayed_dropped"), m.Counter("kafka_franz_transactions_committed"), m.Counter("kafka_franz_transactions_aborted"))
+	}
 
 	for _, topic := range []string{"doris.shop.orders", "doris.shop.events"} {
 		evs, dups := tableEvents(t, recs, topic)

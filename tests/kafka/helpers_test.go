@@ -60,9 +60,14 @@ type stream struct {
 	done chan error
 }
 
-func startStream(t *testing.T, input, resources, output string) *stream {
+func startStream(t *testing.T, input, resources, output string, metrics ...*harness.MetricsCapture) *stream {
 	t.Helper()
 	b := service.NewStreamBuilder()
+	for _, m := range metrics {
+		if err := b.SetMetricsYAML(m.YAML(t)); err != nil {
+			t.Fatal(err)
+		}
+	}
 	level := "NONE"
 	if l := os.Getenv("HARNESS_LOG_LEVEL"); l != "" {
 		level = l
