@@ -203,6 +203,10 @@ func (c *config) parseExactlyOnce(pc *service.ParsedConfig) error {
 		return errors.New("transactional_id is used only with exactly_once: true")
 	case c.exactlyOnce && !c.idempotent:
 		return errors.New("exactly_once needs idempotent_write: true: Kafka transactions are idempotent")
+	case c.exactlyOnce && (c.partitioner == partRoundRobin || c.partitioner == partLeastBackup):
+		return errors.New("exactly_once needs partitioner murmur2_hash or manual: a replayed message must land in the partition it was written to")
+	case c.exactlyOnce && c.partitioner != partManual && c.key == nil:
+		return errors.New("exactly_once needs key (or partitioner: manual): without a key a replayed message may land in another partition")
 	}
 	if c.exactlyOnce {
 		mif, err := pc.FieldMaxInFlight()

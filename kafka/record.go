@@ -52,6 +52,12 @@ func (c *config) toRecord(batch service.MessageBatch, i int, withPositions bool)
 		if r.Key, err = batch.TryInterpolatedBytes(i, c.key); err != nil {
 			return record{}, fmt.Errorf("%s interpolation: %w", fieldKey, err)
 		}
+		if r.Key == nil {
+			// An empty key is still a key: murmur2 puts every such record
+			// in one partition (DUPLICATE KEY tables), where a nil key
+			// would spread them at random.
+			r.Key = []byte{}
+		}
 	}
 	if err := c.setPartition(batch, i, r); err != nil {
 		return record{}, err

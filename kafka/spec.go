@@ -220,7 +220,7 @@ func securityFields() []*service.ConfigField {
 func exactlyOnceFields() []*service.ConfigField {
 	return []*service.ConfigField{
 		service.NewBoolField(fieldExactlyOnce).
-			Description("Write each batch in one transaction and drop replayed changes already written (see the description). Needs `transactional_id`, `max_in_flight: 1`, `pipeline.threads: 1` and `idempotent_write`; with `partitioner: manual` the partition must be the same on every replay.").
+			Description("Write each batch in one transaction and drop replayed changes already written (see the description). Needs `transactional_id`, `max_in_flight: 1`, `pipeline.threads: 1` (checked when `rpconnect-doris run` starts, since a component's lint cannot see the pipeline; Benthos's default -1 is one thread per CPU), `idempotent_write`, and a partition that a replay reproduces: `key` with `murmur2_hash` (an empty key is a key: such records share one partition), or `partitioner: manual`.").
 			Default(false),
 		service.NewStringField(fieldTransactionalID).
 			Description("With `exactly_once`: the Kafka transactional id. One running instance per id: starting one fences (stops) any older producer with the same id. Several instances need distinct ids and disjoint table selections.").
@@ -245,6 +245,8 @@ root = [
   if $eo && this.transactional_id.or("") == "" { "exactly_once needs transactional_id: the Kafka transactional id of this writer" } else { "" },
   if $eo && this.max_in_flight.or(256) != 1 { "exactly_once needs max_in_flight: 1; got %v: batches must reach each partition in order".format(this.max_in_flight.or(256)) } else { "" },
   if $eo && !this.idempotent_write.or(true) { "exactly_once needs idempotent_write: true: Kafka transactions are idempotent" } else { "" },
+  if $eo && ["round_robin", "least_backup"].contains(this.partitioner.or("")) { "exactly_once needs partitioner murmur2_hash or manual: a replayed message must land in the partition it was written to" } else { "" },
+  if $eo && !$manual && this.key.or("") == "" { "exactly_once needs key (or partitioner: manual): without a key a replayed message may land in another partition" } else { "" },
   if !$eo && this.transactional_id.or("") != "" { "transactional_id is used only with exactly_once: true" } else { "" },
   if $manual && this.partition.or("") == "" { "partitioner manual needs partition" } else { "" },
   if !$manual && this.partition.or("") != "" { "partition is used only with partitioner: manual" } else { "" },

@@ -25,6 +25,8 @@ func TestLintRefusals(t *testing.T) {
 		{"exactly once default in flight", "exactly_once: true\ntransactional_id: x", "exactly_once needs max_in_flight: 1; got 256"},
 		{"exactly once in flight 4", "exactly_once: true\ntransactional_id: x\nmax_in_flight: 4", "exactly_once needs max_in_flight: 1; got 4"},
 		{"exactly once not idempotent", "exactly_once: true\ntransactional_id: x\nmax_in_flight: 1\nidempotent_write: false", "exactly_once needs idempotent_write: true"},
+		{"exactly once round robin", "exactly_once: true\ntransactional_id: x\nmax_in_flight: 1\nkey: k\npartitioner: round_robin", "exactly_once needs partitioner murmur2_hash or manual"},
+		{"exactly once without key", "exactly_once: true\ntransactional_id: x\nmax_in_flight: 1", "exactly_once needs key (or partitioner: manual)"},
 		{"id without exactly once", "transactional_id: x", "transactional_id is used only with exactly_once"},
 		{"manual without partition", "partitioner: manual", "partitioner manual needs partition"},
 		{"partition without manual", "partition: '1'", "partition is used only with partitioner: manual"},
@@ -45,7 +47,8 @@ func TestLintRefusals(t *testing.T) {
 func TestLintAccepts(t *testing.T) {
 	for _, y := range []string{
 		"",
-		"exactly_once: true\ntransactional_id: x\nmax_in_flight: 1",
+		"exactly_once: true\ntransactional_id: x\nmax_in_flight: 1\nkey: '${! this.id }'",
+		"exactly_once: true\ntransactional_id: x\nmax_in_flight: 1\npartitioner: manual\npartition: '0'",
 		"partitioner: manual\npartition: '${! 0 }'",
 		"key: '${! this.id }'\ncompression: zstd\nmax_message_bytes: 2MiB\nmetadata:\n  include_prefixes: [ '' ]",
 		"sasl:\n  - mechanism: SCRAM-SHA-512\n    username: u\n    password: p",
@@ -78,9 +81,10 @@ func TestParseConfigChecks(t *testing.T) {
 	for y, want := range map[string]string{
 		"rack_id: a":         "rack_id is a field of Redpanda Connect's kafka_franz",
 		"exactly_once: true": "exactly_once needs transactional_id",
-		"exactly_once: true\ntransactional_id: x": "exactly_once needs max_in_flight: 1; got 256",
-		"max_message_bytes: lots":                 "max_message_bytes must be a size",
-		"sasl:\n  - mechanism: PLAIN":             "mechanism PLAIN needs a username",
+		"exactly_once: true\ntransactional_id: x\nkey: k":           "exactly_once needs max_in_flight: 1; got 256",
+		"exactly_once: true\ntransactional_id: x\nmax_in_flight: 1": "exactly_once needs key (or partitioner: manual)",
+		"max_message_bytes: lots":                                   "max_message_bytes must be a size",
+		"sasl:\n  - mechanism: PLAIN":                               "mechanism PLAIN needs a username",
 	} {
 		if _, err := parse(t, y); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("config %q: error %v; want %q", y, err, want)

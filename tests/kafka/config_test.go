@@ -66,7 +66,7 @@ func TestBinaryLintsKafkaOutput(t *testing.T) {
 // refuse to start, naming pipeline.threads.
 func TestBinaryRefusesThreadsWithExactlyOnce(t *testing.T) {
 	kc := startKafka(t)
-	out := "output:\n  kafka_franz:\n    seed_brokers: [ " + kc.ListenAddrs()[0] + " ]\n    topic: t\n    max_in_flight: 1\n    exactly_once: true\n    transactional_id: x\n"
+	out := "output:\n  kafka_franz:\n    seed_brokers: [ " + kc.ListenAddrs()[0] + " ]\n    topic: t\n    key: k\n    max_in_flight: 1\n    exactly_once: true\n    transactional_id: x\n"
 	for _, pipeline := range []string{"", "pipeline:\n  threads: 2\n"} {
 		got, err := runBin(t, nil, "run", writeConfig(t, lintInput+pipeline+out))
 		if err == nil || !strings.Contains(got, "needs pipeline.threads: 1") {
