@@ -299,3 +299,26 @@ func TestEmptyBodyIsTombstone(t *testing.T) {
 		t.Fatalf("an empty body must be a null value (tombstone) with its key; got %v", recs)
 	}
 }
+
+func TestSASLWrongPasswordFailsWithoutPrintingIt(t *testing.T) {
+	c := startCluster(t, kfake.EnableSASL(), kfake.Superuser("SCRAM-SHA-256", "doris", "right-pw"))
+	pc, err := Spec().ParseYAML(fmt.Sprintf("seed_brokers: [ %s ]\ntopic: t\ntimeout: 2s\nsasl:\n  - mechanism: SCRAM-SHA-256\n    username: doris\n    password: wrong-pw-1234\n", c.ListenAddrs()[0]), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conf, err := parseConfig(pc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := service.MockResources()
+	o := &output{cfg: conf, log: res.Logger(), m: newTxnMetrics(res.Metrics())}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	err = o.Connect(ctx)
+	if err == nil {
+		t.Fatal("connected with a wrong password")
+	}
+	if strings.Contains(err.Error(), "wrong-pw-1234") || !strings.Contains(err.Error(), c.ListenAddrs()[0]) {
+		t.Fatalf("error %q must name the broker and never hold the password", err)
+	}
+}
