@@ -34,8 +34,8 @@ func newExactlyOnce(c *config, cl *kgo.Client, log *service.Logger, m *txnMetric
 func (e *exactlyOnce) write(ctx context.Context, batch service.MessageBatch) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	ctx, cancel := context.WithTimeout(ctx, e.cfg.timeout)
-	defer cancel()
+	// Each step has a timeout of its own: the first batch may meet many
+	// new topics and partitions, and what was learnt is kept.
 	recs, err := e.records(ctx, batch)
 	if err != nil {
 		return err
@@ -51,7 +51,9 @@ func (e *exactlyOnce) write(ctx context.Context, batch service.MessageBatch) err
 	if len(keep) == 0 {
 		return nil
 	}
-	if err := e.transact(ctx, keep); err != nil {
+	tctx, cancel := context.WithTimeout(ctx, e.cfg.timeout)
+	defer cancel()
+	if err := e.transact(tctx, keep); err != nil {
 		// The outcome may be unknown (a commit whose answer was lost):
 		// read every tail again before the next write.
 		clear(e.tails)
@@ -85,8 +87,11 @@ func (e *exactlyOnce) records(ctx context.Context, batch service.MessageBatch) (
 func (e *exactlyOnce) assignPartition(ctx context.Context, r *kgo.Record) error {
 	n, ok := e.counts[r.Topic]
 	if !ok {
+		pctx, cancel := context.WithTimeout(ctx, e.cfg.timeout)
 		var err error
-		if n, err = partitionCount(ctx, e.cl, r.Topic, e.cfg.autoCreate); err != nil {
+		n, err = partitionCount(pctx, e.cl, r.Topic, e.cfg.autoCreate)
+		cancel()
+		if err != nil {
 			return err
 		}
 		e.counts[r.Topic] = n
@@ -116,6 +121,11 @@ func (e *exactlyOnce) loadTails(ctx context.Context, recs []record) error {
 		return nil
 	}
 	got, err := readTails(ctx, e.cfg, e.cl, missing)
+	defer func() {
+		for tp, t := range got {
+			e.tails[tp] = t
+		}
+	}()
 	if err != nil {
 		return fmt.Errorf("exactly_once: %w", err)
 	}

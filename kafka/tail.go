@@ -67,41 +67,44 @@ func partitionCount(ctx context.Context, cl *kgo.Client, topic string, autoCreat
 }
 
 // readTails reads the last committed record of each partition with
-// read_committed and returns its position.
+// read_committed and returns its position; on an error, those read so far.
+// Each partition gets its own timeout.
 func readTails(ctx context.Context, c *config, cl *kgo.Client, tps []topicPartition) (map[topicPartition]tail, error) {
-	adm := kadm.NewClient(cl)
-	topics := make([]string, 0, len(tps))
-	for _, tp := range tps {
-		topics = append(topics, tp.topic)
-	}
-	starts, err := adm.ListStartOffsets(ctx, topics...)
-	if err == nil {
-		err = starts.Error()
-	}
-	if err != nil {
-		return nil, fmt.Errorf("start offsets of %v: %w", topics, err)
-	}
-	ends, err := adm.ListCommittedOffsets(ctx, topics...)
-	if err == nil {
-		err = ends.Error()
-	}
-	if err != nil {
-		return nil, fmt.Errorf("last stable offsets of %v: %w", topics, err)
-	}
 	out := make(map[topicPartition]tail, len(tps))
 	for _, tp := range tps {
-		s, ok1 := starts.Lookup(tp.topic, tp.partition)
-		e, ok2 := ends.Lookup(tp.topic, tp.partition)
-		if !ok1 || !ok2 {
-			return nil, fmt.Errorf("partition %s: no offsets answered", tp)
-		}
-		t, err := readTail(ctx, c, tp, s.Offset, e.Offset)
+		t, err := readPartitionTail(ctx, c, cl, tp)
 		if err != nil {
-			return nil, err
+			return out, err
 		}
 		out[tp] = t
 	}
 	return out, nil
+}
+
+func readPartitionTail(ctx context.Context, c *config, cl *kgo.Client, tp topicPartition) (tail, error) {
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	adm := kadm.NewClient(cl)
+	starts, err := adm.ListStartOffsets(ctx, tp.topic)
+	if err == nil {
+		err = starts.Error()
+	}
+	if err != nil {
+		return tail{}, fmt.Errorf("start offsets of %s: %w", tp.topic, err)
+	}
+	ends, err := adm.ListCommittedOffsets(ctx, tp.topic)
+	if err == nil {
+		err = ends.Error()
+	}
+	if err != nil {
+		return tail{}, fmt.Errorf("last stable offsets of %s: %w", tp.topic, err)
+	}
+	s, ok1 := starts.Lookup(tp.topic, tp.partition)
+	e, ok2 := ends.Lookup(tp.topic, tp.partition)
+	if !ok1 || !ok2 {
+		return tail{}, fmt.Errorf("partition %s: no offsets answered", tp)
+	}
+	return readTail(ctx, c, tp, s.Offset, e.Offset)
 }
 
 // readTail finds the last committed data record below the last stable
