@@ -16,6 +16,7 @@ import (
 
 	_ "github.com/rpconnect-doris/rpconnect-doris/cache"
 	_ "github.com/rpconnect-doris/rpconnect-doris/input"
+	"github.com/rpconnect-doris/rpconnect-doris/kafka"
 	_ "github.com/rpconnect-doris/rpconnect-doris/metrics/prometheus"
 	_ "github.com/rpconnect-doris/rpconnect-doris/output"
 )
@@ -32,5 +33,8 @@ func main() {
 		service.CLIOptSetBinaryName("rpconnect-doris"),
 		service.CLIOptSetProductName("rpconnect-doris"),
 		service.CLIOptSetVersion(version, dateBuilt),
+		// kafka_franz exactly_once needs pipeline.threads 1, which its own
+		// lint rule cannot see.
+		service.CLIOptOnConfigParse(kafka.CheckPipeline),
 	)
 }

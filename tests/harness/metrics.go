@@ -176,3 +176,7 @@ func (m *MetricsCapture) metricsYAML(t testing.TB) string {
 	t.Cleanup(func() { captures.Delete(id) })
 	return "harness_capture:\n  id: " + id + "\n"
 }
+
+// YAML registers m and returns the metrics config that feeds it, for tests
+// that build their own streams.
+func (m *MetricsCapture) YAML(t testing.TB) string { return m.metricsYAML(t) }

@@ -1,0 +1,206 @@
+package kafka
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/redpanda-data/benthos/v4/public/service"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// exactlyOnce writes each batch in one transaction and drops the changes a
+// partition already holds. It relies on batches arriving in position order
+// (max_in_flight 1, pipeline.threads 1) and on being the only writer of its
+// transactional id.
+type exactlyOnce struct {
+	cfg *config
+	cl  *kgo.Client
+	log *service.Logger
+	m   *txnMetrics
+
+	mu     sync.Mutex
+	counts map[string]int                  // partitions per topic
+	tails  map[topicPartition]tail         // committed tail per partition written
+	hashes map[string]kgo.TopicPartitioner // the partitioner per topic
+}
+
+func newExactlyOnce(c *config, cl *kgo.Client, log *service.Logger, m *txnMetrics) *exactlyOnce {
+	return &exactlyOnce{cfg: c, cl: cl, log: log, m: m, counts: map[string]int{}, tails: map[topicPartition]tail{}, hashes: map[string]kgo.TopicPartitioner{}}
+}
+
+func (e *exactlyOnce) write(ctx context.Context, batch service.MessageBatch) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	// Each step has a timeout of its own: the first batch may meet many
+	// new topics and partitions, and what was learnt is kept.
+	recs, err := e.records(ctx, batch)
+	if err != nil {
+		return err
+	}
+	if err := e.loadTails(ctx, recs); err != nil {
+		return err
+	}
+	keep, next := e.filter(recs)
+	if dropped := len(recs) - len(keep); dropped > 0 {
+		e.m.dropped.Incr(int64(dropped))
+		e.log.Infof("kafka_franz: dropped %d of %d messages already written under transactional_id %q", dropped, len(recs), e.cfg.txnID)
+	}
+	if len(keep) == 0 {
+		return nil
+	}
+	tctx, cancel := context.WithTimeout(ctx, e.cfg.timeout)
+	defer cancel()
+	if err := e.transact(tctx, keep); err != nil {
+		// The outcome may be unknown (a commit whose answer was lost):
+		// read every tail again before the next write.
+		clear(e.tails)
+		if tooLarge(err) {
+			return err // the same batch would fail again
+		}
+		return &txnError{err}
+	}
+	for tp, t := range next {
+		e.tails[tp] = t
+	}
+	return nil
+}
+
+// records builds the batch's records and assigns each its partition.
+func (e *exactlyOnce) records(ctx context.Context, batch service.MessageBatch) ([]record, error) {
+	recs := make([]record, len(batch))
+	for i := range batch {
+		r, err := e.cfg.toRecord(batch, i, true)
+		if err != nil {
+			return nil, err
+		}
+		if err := e.assignPartition(ctx, r.rec); err != nil {
+			return nil, err
+		}
+		recs[i] = r
+	}
+	return recs, nil
+}
+
+func (e *exactlyOnce) assignPartition(ctx context.Context, r *kgo.Record) error {
+	n, ok := e.counts[r.Topic]
+	if !ok {
+		pctx, cancel := context.WithTimeout(ctx, e.cfg.timeout)
+		var err error
+		n, err = partitionCount(pctx, e.cl, r.Topic, e.cfg.autoCreate)
+		cancel()
+		if err != nil {
+			return err
+		}
+		e.counts[r.Topic] = n
+		e.hashes[r.Topic] = partitioner(e.cfg.partitioner).ForTopic(r.Topic)
+	}
+	if e.cfg.partitioner != partManual {
+		r.Partition = int32(e.hashes[r.Topic].Partition(r, n))
+	}
+	if r.Partition < 0 || int(r.Partition) >= n {
+		return fmt.Errorf("partition %d of topic %s does not exist: the topic has %d partitions", r.Partition, r.Topic, n)
+	}
+	return nil
+}
+
+// loadTails reads the committed tail of each partition not written yet.
+func (e *exactlyOnce) loadTails(ctx context.Context, recs []record) error {
+	var missing []topicPartition
+	seen := map[topicPartition]bool{}
+	for _, r := range recs {
+		tp := topicPartition{r.rec.Topic, r.rec.Partition}
+		if _, ok := e.tails[tp]; !ok && !seen[tp] {
+			seen[tp] = true
+			missing = append(missing, tp)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	got, err := readTails(ctx, e.cfg, e.cl, missing)
+	defer func() {
+		for tp, t := range got {
+			e.tails[tp] = t
+		}
+	}()
+	if err != nil {
+		return fmt.Errorf("exactly_once: %w", err)
+	}
+	for tp, t := range got {
+		e.tails[tp] = t
+		if t.pos != nil {
+			e.log.Debugf("kafka_franz: %s holds changes up to tso %d, %s lsn %d", tp, t.pos.TSO, t.pos.Table, t.pos.LSN)
+		}
+	}
+	return nil
+}
+
+// filter keeps the records whose position is after their partition's last
+// one, and returns the tails they leave behind.
+func (e *exactlyOnce) filter(recs []record) ([]*kgo.Record, map[topicPartition]tail) {
+	next := map[topicPartition]tail{}
+	keep := make([]*kgo.Record, 0, len(recs))
+	for _, r := range recs {
+		tp := topicPartition{r.rec.Topic, r.rec.Partition}
+		t, ok := next[tp]
+		if !ok {
+			t = e.tails[tp]
+		}
+		if r.pos != nil {
+			if t.pos != nil && !t.pos.Less(*r.pos) {
+				continue
+			}
+			t = tail{pos: r.pos}
+		}
+		next[tp] = t
+		keep = append(keep, r.rec)
+	}
+	return keep, next
+}
+
+// transact writes recs in one transaction and commits it, aborting it on
+// any error.
+func (e *exactlyOnce) transact(ctx context.Context, recs []*kgo.Record) error {
+	if err := e.cl.BeginTransaction(); err != nil {
+		return fmt.Errorf("beginning a transaction of %q: %w", e.cfg.txnID, err)
+	}
+	if err := produce(ctx, e.cl, recs); err != nil {
+		e.m.aborted.Incr(1)
+		return errors.Join(err, e.abort())
+	}
+	if err := e.cl.EndTransaction(ctx, kgo.TryCommit); err != nil {
+		e.m.aborted.Incr(1)
+		return errors.Join(fmt.Errorf("committing the transaction of %q: %w", e.cfg.txnID, err), e.abort())
+	}
+	e.m.committed.Incr(1)
+	return nil
+}
+
+// abort ends the open transaction without committing it, on a context of
+// its own since the batch's may be what ran out.
+func (e *exactlyOnce) abort() error {
+	ctx, cancel := context.WithTimeout(context.Background(), e.cfg.timeout)
+	defer cancel()
+	if err := e.cl.AbortBufferedRecords(ctx); err != nil {
+		return fmt.Errorf("aborting the buffered records of %q: %w", e.cfg.txnID, err)
+	}
+	if err := e.cl.EndTransaction(ctx, kgo.TryAbort); err != nil {
+		return fmt.Errorf("aborting the transaction of %q: %w", e.cfg.txnID, err)
+	}
+	return nil
+}
+
+// txnError is a failed transaction that a new producer may get through: the
+// output then reconnects, which fences and aborts what is left of it, reads
+// the tails again and writes the same batch again, in order.
+type txnError struct{ err error }
+
+func (e *txnError) Error() string { return e.err.Error() }
+func (e *txnError) Unwrap() error { return e.err }
+
+func tooLarge(err error) bool {
+	return errors.Is(err, kerr.MessageTooLarge) || errors.Is(err, kerr.RecordListTooLarge)
+}

@@ -1,0 +1,65 @@
+package kafka
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/redpanda-data/benthos/v4/public/service"
+
+	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
+)
+
+// opCodes orders the operation values as doris_binlog orders its rows (the
+// @incr op codes); a merged "update" stands where its update_after was.
+var opCodes = map[string]int8{
+	"insert":        0,
+	"delete":        1,
+	"update_before": 2,
+	"update_after":  3,
+	"update":        3,
+}
+
+// messagePosition is a message's position, nil when it has no tso (a
+// snapshot row, a message of another input).
+func messagePosition(msg *service.Message) (*checkpoint.Pos, error) {
+	get := func(k string) (string, bool) { return msg.MetaGet(k) }
+	return parsePosition(get, "message")
+}
+
+// headerPosition is a record's position from its headers.
+func headerPosition(headers map[string]string, where string) (*checkpoint.Pos, error) {
+	get := func(k string) (string, bool) { v, ok := headers[k]; return v, ok }
+	return parsePosition(get, where)
+}
+
+func parsePosition(get func(string) (string, bool), where string) (*checkpoint.Pos, error) {
+	tso, ok := get(metaTSO)
+	if !ok {
+		return nil, nil
+	}
+	p := &checkpoint.Pos{}
+	var err error
+	if p.TSO, err = strconv.ParseInt(tso, 10, 64); err != nil || p.TSO <= 0 {
+		return nil, fmt.Errorf("%s: tso must be a positive integer; got %q", where, tso)
+	}
+	db, okDB := get(metaDatabase)
+	table, okTable := get(metaTable)
+	if !okDB || !okTable || db == "" || table == "" {
+		return nil, fmt.Errorf("%s: has a tso but no database_schema and table", where)
+	}
+	p.Table = db + "." + table
+	lsn, ok := get(metaLSN)
+	if !ok {
+		return nil, fmt.Errorf("%s: has a tso but no lsn", where)
+	}
+	if p.LSN, err = strconv.ParseInt(lsn, 10, 64); err != nil || p.LSN < 0 {
+		return nil, fmt.Errorf("%s: lsn must be a non-negative integer; got %q", where, lsn)
+	}
+	op, _ := get(metaOperation)
+	code, ok := opCodes[op]
+	if !ok {
+		return nil, fmt.Errorf("%s: operation of a change must be one of insert, delete, update_before, update_after, update; got %q", where, op)
+	}
+	p.Op = code
+	return p, nil
+}
