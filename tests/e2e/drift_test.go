@@ -48,6 +48,19 @@ func checkSchemaMatchesBody(t *testing.T, ev harness.Event) []string {
 	return cols
 }
 
+// waitSnapshotOver waits until e2e.t has left its snapshot. A row inserted
+// earlier goes to whichever of the 4 buckets its key hashes to: with that
+// bucket's split still unread it comes once as a snapshot row and once from
+// the binlog (both right in initial mode), and a stop leaves splits for the
+// next run to read first.
+func waitSnapshotOver(t *testing.T, run *harness.Running) {
+	t.Helper()
+	harness.WaitFor(t, 30*time.Second, "the end of the snapshot", func() bool {
+		st := harness.StoredState(t, run, harness.CheckpointKey("e2e", "t"))
+		return st != nil && st.Tables["e2e.t"] != nil && st.Tables["e2e.t"].Phase == checkpoint.PhaseBinlog
+	})
+}
+
 func idOf(ev harness.Event) string { return string(ev.Row["id"].(json.Number)) }
 
 // TestSchemaDriftLive: ADD COLUMN then DROP COLUMN while the binlog is
@@ -59,14 +72,7 @@ func TestSchemaDriftLive(t *testing.T) {
 	col := &harness.Collector{}
 	run := harness.RunStream(t, harness.StreamConfig{Input: harness.InputYAML(srv, "e2e.t", "scan_mode: initial"), Resources: harness.MemoryCache}, col)
 	col.WaitFor(t, 30*time.Second, "the snapshot", func(evs []harness.Event) bool { return len(evs) >= 1 })
-	// Row 2 goes to whichever of the 4 buckets its key hashes to: inserted
-	// while a later bucket's split is still unread, it would come once as a
-	// snapshot row and once from the binlog (both right in initial mode),
-	// so it is inserted once the snapshot is over.
-	harness.WaitFor(t, 30*time.Second, "the end of the snapshot", func() bool {
-		st := harness.StoredState(t, run, harness.CheckpointKey("e2e", "t"))
-		return st != nil && st.Tables["e2e.t"] != nil && st.Tables["e2e.t"].Phase == checkpoint.PhaseBinlog
-	})
+	waitSnapshotOver(t, run)
 	harness.Exec(t, srv, "INSERT INTO e2e.t VALUES (2, 'b', 2, 20.00)")
 	col.WaitFor(t, 30*time.Second, "row 2", func(evs []harness.Event) bool { return len(evs) >= 2 })
 	harness.Exec(t, srv, "ALTER TABLE e2e.t ADD COLUMN w INT DEFAULT '7'", "INSERT INTO e2e.t (id, name, qty, amount) VALUES (3, 'c', 3, 30.00)")
@@ -109,6 +115,7 @@ func TestSchemaDriftBacklogAcrossRestart(t *testing.T) {
 	in := harness.InputYAML(srv, "e2e.t", "scan_mode: initial")
 	first := &harness.Collector{}
 	r1 := harness.RunStream(t, harness.StreamConfig{Input: in, Resources: cache}, first)
+	waitSnapshotOver(t, r1) // else the restart would finish the snapshot first
 	harness.Exec(t, srv, "INSERT INTO e2e.t VALUES (2, 'b', 2, 20.00)")
 	before := first.WaitFor(t, 30*time.Second, "rows 1 and 2", func(evs []harness.Event) bool { return len(evs) >= 2 })
 	if err := r1.Stop(20 * time.Second); err != nil {
