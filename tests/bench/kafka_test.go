@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -39,7 +40,13 @@ func measureKafka(t *testing.T, ctx context.Context, s *sim) kafkaResult {
 				return fmt.Errorf("starting kfake: %w", err)
 			}
 			defer kc.Close()
-			*p.res = runRPConnect(t, ctx, kafkaConfig(s, "mixed", kc.ListenAddrs(), p.eo), nil, nil)
+			cfg := kafkaConfig(s, "mixed", kc.ListenAddrs(), p.eo)
+			if dir := os.Getenv("BENCH_PPROF"); dir != "" {
+				addr := freePort(t)
+				cfg = strings.Replace(cfg, "http:\n  enabled: false\n", fmt.Sprintf("http:\n  enabled: true\n  address: %s\n  debug_endpoints: true\n", addr), 1)
+				go captureProfile(t, addr, filepath.Join(dir, fmt.Sprintf("kafka-eo-%v.pprof", p.eo)))
+			}
+			*p.res = runRPConnect(t, ctx, cfg, nil, nil)
 			return countCommitted(ctx, kc.ListenAddrs(), snapshotRows)
 		})
 	}
