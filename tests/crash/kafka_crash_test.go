@@ -137,7 +137,7 @@ func kafkaCrash(t *testing.T, exactlyOnce bool) {
 	got = cons.settle(t, 3*time.Second, 15*time.Second)
 
 	fig := countKafkaChanges(want, got)
-	line := fmt.Sprintf("kafka-crash: exactly_once=%v kills=%d changes=%d records=%d duplicates=%d lost=%d", exactlyOnce, sh.kills, len(want), fig.records, fig.dups, fig.lost)
+	line := fmt.Sprintf("kafka-crash: kills=%d changes=%d records=%d duplicates=%d lost=%d exactly_once=%v", sh.kills, len(want), fig.records, fig.dups, fig.lost, exactlyOnce)
 	t.Logf("%s (workload steps %d, multi-table transactions %d)", line, steps, len(w.transactions()))
 	fmt.Println(line)
 	if fig.lost != 0 || fig.extra != 0 {
