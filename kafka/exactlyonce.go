@@ -71,8 +71,9 @@ func (e *exactlyOnce) write(ctx context.Context, batch service.MessageBatch) err
 // records builds the batch's records and assigns each its partition.
 func (e *exactlyOnce) records(ctx context.Context, batch service.MessageBatch) ([]record, error) {
 	recs := make([]record, len(batch))
+	b := e.cfg.builder(batch)
 	for i := range batch {
-		r, err := e.cfg.toRecord(batch, i, true)
+		r, err := b.toRecord(i, true)
 		if err != nil {
 			return nil, err
 		}

@@ -94,8 +94,9 @@ func (o *output) WriteBatch(ctx context.Context, batch service.MessageBatch) err
 		return err
 	}
 	recs := make([]*kgo.Record, len(batch))
+	b := o.cfg.builder(batch)
 	for i := range batch {
-		r, err := o.cfg.toRecord(batch, i, false)
+		r, err := b.toRecord(i, false)
 		if err != nil {
 			return err
 		}

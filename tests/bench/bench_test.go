@@ -41,7 +41,8 @@ func applyScale(t *testing.T) {
 // results gathers the measurements of one run.
 type results struct {
 	snap, narrow5, narrow1, backlog procResult
-	load                            procResult // Doris -> Doris through doris_load
+	load                            procResult  // Doris -> Doris through doris_load
+	kafka                           kafkaResult // kafka_test.go
 	snapBytes                       int64
 	mysql, raw, rawIncr             pathResult
 	backlogEvents                   int64
@@ -97,6 +98,7 @@ func TestBench(t *testing.T) {
 		r.load, err = runLoad(t, ctx, s)
 		return err
 	})
+	r.kafka = measureKafka(t, ctx, s)
 	measure(t, "binlog backlog", func() error {
 		r.backlogEvents, r.rawIncr, r.backlog, err = runBacklog(t, ctx, s, scanFrom)
 		return err
@@ -250,7 +252,7 @@ func (r *results) rows() []row {
 		info("g. CPU per 1M events, backlog (user+sys)", fmt.Sprintf("%.2f s", cpuPerM(r.backlog, r.backlogEvents))),
 		info(fmt.Sprintf("i. Doris -> Doris through doris_load, %s mixed rows", count(snapshotRows)), fmt.Sprintf("%s, client CPU %.2f s per 1M rows (%.2f s)",
 			fmtRate(perSec(snapshotRows, r.load.wall.Seconds()), "rows/s"), cpuPerM(r.load, snapshotRows), r.load.wall.Seconds())),
-	}, r.partitions.rows()...)
+	}, append(r.kafka.rows(), r.partitions.rows()...)...)
 }
 
 func (r *results) backlogRate() float64 { return perSec(r.backlogEvents, r.backlog.wall.Seconds()) }

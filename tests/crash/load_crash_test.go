@@ -231,14 +231,20 @@ type changeRow struct {
 
 var opName = map[int64]string{int64(storage.OpAppend): "insert", int64(storage.OpDelete): "delete", int64(storage.OpUpdateBefore): "update_before", int64(storage.OpUpdateAfter): "update_after"}
 
-// sourceChanges reads every binlog change of lc.src in [from, to) with an
-// @incr query, as the input reads its windows.
+// sourceChanges reads every binlog change of lc.src in [from, to).
 func sourceChanges(t *testing.T, srv *dorissim.Server, from, to string) []changeRow {
 	t.Helper()
-	res, err := srv.Query(ctxFor(t, time.Minute), "SELECT `__DORIS_BINLOG_TSO__`, `__DORIS_BINLOG_LSN__`, `__DORIS_BINLOG_OP__` FROM `"+lcDB+
-		"`.`src`@incr('startTimestamp' = '"+from+"', 'endTimestamp' = '"+to+"', 'incrementType' = 'DETAIL')")
+	return tableChanges(t, srv, lcDB, "src", from, to)
+}
+
+// tableChanges reads every binlog change of db.table in [from, to) with an
+// @incr query, as the input reads its windows.
+func tableChanges(t *testing.T, srv *dorissim.Server, db, table, from, to string) []changeRow {
+	t.Helper()
+	res, err := srv.Query(ctxFor(t, time.Minute), "SELECT `__DORIS_BINLOG_TSO__`, `__DORIS_BINLOG_LSN__`, `__DORIS_BINLOG_OP__` FROM `"+db+
+		"`.`"+table+"`@incr('startTimestamp' = '"+from+"', 'endTimestamp' = '"+to+"', 'incrementType' = 'DETAIL')")
 	if err != nil {
-		t.Fatalf("reading the source binlog: %v", err)
+		t.Fatalf("reading the binlog of %s.%s: %v", db, table, err)
 	}
 	out := make([]changeRow, 0, len(res))
 	for _, r := range res {
