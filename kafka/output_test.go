@@ -22,11 +22,10 @@ func startCluster(t *testing.T, opts ...kfake.Opt) *kfake.Cluster {
 	return c
 }
 
-// newOutput builds and connects the output from YAML fields after
-// seed_brokers.
-func newOutput(t *testing.T, c *kfake.Cluster, y string) *output {
+// buildOutput parses a whole config into an unconnected output.
+func buildOutput(t *testing.T, yaml string) *output {
 	t.Helper()
-	pc, err := Spec().ParseYAML(fmt.Sprintf("seed_brokers: [ %s ]\ntimeout: 5s\n%s", c.ListenAddrs()[0], y), nil)
+	pc, err := Spec().ParseYAML(yaml, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +34,14 @@ func newOutput(t *testing.T, c *kfake.Cluster, y string) *output {
 		t.Fatal(err)
 	}
 	res := service.MockResources()
-	o := &output{cfg: conf, log: res.Logger(), m: newTxnMetrics(res.Metrics())}
+	return &output{cfg: conf, log: res.Logger(), m: newTxnMetrics(res.Metrics())}
+}
+
+// newOutput builds and connects the output from YAML fields after
+// seed_brokers.
+func newOutput(t *testing.T, c *kfake.Cluster, y string) *output {
+	t.Helper()
+	o := buildOutput(t, fmt.Sprintf("seed_brokers: [ %s ]\ntimeout: 5s\n%s", c.ListenAddrs()[0], y))
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := o.Connect(ctx); err != nil {
@@ -302,19 +308,10 @@ func TestEmptyBodyIsTombstone(t *testing.T) {
 
 func TestSASLWrongPasswordFailsWithoutPrintingIt(t *testing.T) {
 	c := startCluster(t, kfake.EnableSASL(), kfake.Superuser("SCRAM-SHA-256", "doris", "right-pw"))
-	pc, err := Spec().ParseYAML(fmt.Sprintf("seed_brokers: [ %s ]\ntopic: t\ntimeout: 2s\nsasl:\n  - mechanism: SCRAM-SHA-256\n    username: doris\n    password: wrong-pw-1234\n", c.ListenAddrs()[0]), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	conf, err := parseConfig(pc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res := service.MockResources()
-	o := &output{cfg: conf, log: res.Logger(), m: newTxnMetrics(res.Metrics())}
+	o := buildOutput(t, fmt.Sprintf("seed_brokers: [ %s ]\ntopic: t\ntimeout: 2s\nsasl:\n  - mechanism: SCRAM-SHA-256\n    username: doris\n    password: wrong-pw-1234\n", c.ListenAddrs()[0]))
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	err = o.Connect(ctx)
+	err := o.Connect(ctx)
 	if err == nil {
 		t.Fatal("connected with a wrong password")
 	}

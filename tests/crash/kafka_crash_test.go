@@ -74,19 +74,7 @@ func kafkaCrash(t *testing.T, exactlyOnce bool) {
 	dir := t.TempDir()
 	cacheDir := filepath.Join(dir, "cp")
 	conf := kafkaCrashConfig(srv, kc.ListenAddrs(), cacheDir, exactlyOnce)
-	var runs []*run
-	start := func() *run {
-		r := startLoadRun(t, dir, cacheDir, len(runs)+1, conf)
-		runs = append(runs, r)
-		return r
-	}
-	t.Cleanup(func() {
-		if t.Failed() {
-			for _, r := range runs {
-				t.Log(r.logTail())
-			}
-		}
-	})
+	start := runLauncher(t, dir, cacheDir, conf)
 
 	// The writer starts once the binlog's stream start has passed, so that
 	// every change it makes is a binlog change, which carries a position.
@@ -162,9 +150,7 @@ func kafkaCrashConfig(srv *dorissim.Server, brokers []string, cacheDir string, e
 	b.WriteString("input:\n")
 	in := harness.SelectYAML(srv, `include: ['`+kcDB+`\..*']`, "scan_mode: initial", "batch_size: 20",
 		fmt.Sprintf("checkpoint_limit: %d", kcCheckpointLimit), "checkpoint_cache_key: "+kcCheckpointCp, "request_tablet_size: 1")
-	for _, line := range strings.Split(strings.TrimRight(in, "\n"), "\n") {
-		b.WriteString("  " + line + "\n")
-	}
+	harness.Indent(&b, in)
 	// exactly_once's tail check needs the input's order: one thread.
 	b.WriteString("pipeline:\n  threads: 1\n")
 	fmt.Fprintf(&b, `output:
@@ -187,19 +173,7 @@ func kafkaCrashConfig(srv *dorissim.Server, brokers []string, cacheDir string, e
 // the stored checkpoint and returns the start of the current window.
 func waitKafkaStreaming(t *testing.T, r *run, cacheDir string) string {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for time.Now().Before(deadline) {
-		st, _ := readCopy(filepath.Join(cacheDir, kcCheckpointCp))
-		if st != nil && st.Stream != nil && st.Stream.Start != "" && allBinlog(st) {
-			return st.Stream.Start
-		}
-		if r.exited() {
-			t.Fatalf("run %d exited: %v", r.no, r.waitErr)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	t.Fatal("the input did not reach the binlog phase of every table within 60s")
-	return ""
+	return waitStreaming(t, r, filepath.Join(cacheDir, kcCheckpointCp), allBinlog)
 }
 
 func allBinlog(st *checkpoint.State) bool {

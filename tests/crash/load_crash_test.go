@@ -56,19 +56,7 @@ func TestCrashLoad(t *testing.T) {
 	dir := t.TempDir()
 	cacheDir := filepath.Join(dir, "cp")
 	conf := loadCrashConfig(srv, cacheDir)
-	var runs []*run
-	start := func() *run {
-		r := startLoadRun(t, dir, cacheDir, len(runs)+1, conf)
-		runs = append(runs, r)
-		return r
-	}
-	t.Cleanup(func() {
-		if t.Failed() {
-			for _, r := range runs {
-				t.Log(r.logTail())
-			}
-		}
-	})
+	start := runLauncher(t, dir, cacheDir, conf)
 
 	// The writer starts once the binlog's stream start has passed, so that
 	// every change it makes is a binlog change, counted below.
@@ -148,9 +136,7 @@ func loadCrashConfig(srv *dorissim.Server, cacheDir string) string {
 	b.WriteString("http:\n  enabled: false\nlogger:\n  level: INFO\n  format: logfmt\nshutdown_timeout: 30s\n")
 	b.WriteString("input:\n")
 	in := harness.InputYAML(srv, lcDB+".src", "scan_mode: initial", "batch_size: 50", "checkpoint_limit: 200", "request_tablet_size: 1")
-	for _, line := range strings.Split(strings.TrimRight(in, "\n"), "\n") {
-		b.WriteString("  " + line + "\n")
-	}
+	harness.Indent(&b, in)
 	// One pipeline thread: several would reorder batches, and a change
 	// loaded before an older one would be overwritten by it.
 	b.WriteString("pipeline:\n  threads: 1\n")
@@ -197,10 +183,20 @@ func startLoadRun(t *testing.T, dir, cacheDir string, no int, conf string) *run 
 // source before the writer starts, so every later change is a binlog change.
 func waitLoadStreaming(t *testing.T, r *run, cacheDir string) string {
 	t.Helper()
+	return waitStreaming(t, r, filepath.Join(cacheDir, checkpoint.TableKey(lcDB, "src")), func(st *checkpoint.State) bool {
+		return st.Tables[lcDB+".src"] != nil && st.Tables[lcDB+".src"].Phase == checkpoint.PhaseBinlog
+	})
+}
+
+// waitStreaming waits until the checkpoint file at path has a stream start
+// and ready holds for it, and returns the start; a run that exits first
+// fails the test.
+func waitStreaming(t *testing.T, r *run, path string, ready func(*checkpoint.State) bool) string {
+	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {
-		st, _ := readCopy(filepath.Join(cacheDir, checkpoint.TableKey(lcDB, "src")))
-		if st != nil && st.Tables[lcDB+".src"] != nil && st.Tables[lcDB+".src"].Phase == checkpoint.PhaseBinlog && st.Stream != nil && st.Stream.Start != "" {
+		st, _ := readCopy(path)
+		if st != nil && st.Stream != nil && st.Stream.Start != "" && ready(st) {
 			return st.Stream.Start
 		}
 		if r.exited() {
@@ -208,8 +204,26 @@ func waitLoadStreaming(t *testing.T, r *run, cacheDir string) string {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	t.Fatal("the input did not reach the binlog phase within 60s")
+	t.Fatal("the input did not reach the binlog phase of every table within 60s")
 	return ""
+}
+
+// runLauncher starts the numbered runs of one crash test, all with conf
+// and one checkpoint directory; a failed test prints each run's log tail.
+func runLauncher(t *testing.T, dir, cacheDir, conf string) func() *run {
+	var runs []*run
+	t.Cleanup(func() {
+		if t.Failed() {
+			for _, r := range runs {
+				t.Log(r.logTail())
+			}
+		}
+	})
+	return func() *run {
+		r := startLoadRun(t, dir, cacheDir, len(runs)+1, conf)
+		runs = append(runs, r)
+		return r
+	}
 }
 
 // waitPast waits until the simulator's clock is past ts (to the second).

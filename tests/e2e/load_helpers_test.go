@@ -23,9 +23,7 @@ func loadOutputYAML(srv *dorissim.Server, extra ...string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "doris_load:\n  fenodes: %s\n  username: root\n  password: \"\"\n", srv.HTTPAddr())
 	for _, e := range extra {
-		for _, line := range strings.Split(strings.TrimRight(e, "\n"), "\n") {
-			b.WriteString("  " + line + "\n")
-		}
+		harness.Indent(&b, e)
 	}
 	return b.String()
 }

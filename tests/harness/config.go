@@ -51,9 +51,15 @@ func SelectYAML(srv *dorissim.Server, sel string, extra ...string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "doris_binlog:\n  fenodes: %s\n  %s\n  username: root\n  password: \"\"\n  binlog_poll_interval: 1s\n  checkpoint_cache: cp\n", srv.HTTPAddr(), sel)
 	for _, e := range extra {
-		for _, line := range strings.Split(e, "\n") {
-			b.WriteString("  " + line + "\n")
-		}
+		Indent(&b, e)
 	}
 	return b.String()
+}
+
+// Indent writes each line of text to b, indented by two spaces: how the
+// tests nest a component's YAML fields under its name.
+func Indent(b *strings.Builder, text string) {
+	for _, line := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
+		b.WriteString("  " + line + "\n")
+	}
 }

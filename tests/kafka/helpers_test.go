@@ -47,9 +47,7 @@ func cdcOutput(brokers []string, extra ...string) string {
   max_in_flight: 1
 `)
 	for _, e := range extra {
-		for _, line := range strings.Split(strings.TrimRight(e, "\n"), "\n") {
-			b.WriteString("  " + line + "\n")
-		}
+		harness.Indent(&b, e)
 	}
 	return b.String()
 }
