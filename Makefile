@@ -60,7 +60,7 @@ bench-compare: build
 # Runs each fuzz target for FUZZTIME (the seed corpora also run in `make test`).
 FUZZTIME ?= 20s
 fuzz:
-	@for pkg in ./input/doris ./input/flight ./input/rowjson ./input/checkpoint ./output; do \
+	@for pkg in ./doris ./input/flight ./input/rowjson ./input/checkpoint ./output; do \
 		for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
 			echo "== $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
 		done; \

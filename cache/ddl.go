@@ -3,7 +3,7 @@ package cache
 import (
 	"strings"
 
-	"github.com/rpconnect-doris/rpconnect-doris/input/doris"
+	"github.com/rpconnect-doris/rpconnect-doris/doris"
 )
 
 // Column names of the cache table.

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
-	"github.com/rpconnect-doris/rpconnect-doris/input/doris"
+	"github.com/rpconnect-doris/rpconnect-doris/doris"
 )
 
 // guardExpiry compares the undelivered part of a window with

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
-	"github.com/rpconnect-doris/rpconnect-doris/input/doris"
+	"github.com/rpconnect-doris/rpconnect-doris/doris"
 )
 
 // scanTimestampBound converts scan_timestamp, a wall-clock time in the FE's

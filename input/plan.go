@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
-	"github.com/rpconnect-doris/rpconnect-doris/input/doris"
+	"github.com/rpconnect-doris/rpconnect-doris/doris"
 )
 
 // loadCommitted returns the position a new run starts from: the last one

@@ -12,7 +12,7 @@ import (
 
 	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
 	"github.com/rpconnect-doris/rpconnect-doris/input/delivery"
-	"github.com/rpconnect-doris/rpconnect-doris/input/doris"
+	"github.com/rpconnect-doris/rpconnect-doris/doris"
 )
 
 // reader is the doris_binlog BatchInput. Connect starts a run: a coordinator

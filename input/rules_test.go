@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/rpconnect-doris/rpconnect-doris/input/doris"
+	"github.com/rpconnect-doris/rpconnect-doris/doris"
 )
 
 // Lint rules restate in Bloblang what one Go function decides; these tests

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/rpconnect-doris/rpconnect-doris/input/doris"
+	"github.com/rpconnect-doris/rpconnect-doris/doris"
 )
 
 // tableName is one Doris table. key is its `db.table` identifier, bare

@@ -3,7 +3,7 @@ package input
 import (
 	"github.com/redpanda-data/benthos/v4/public/service"
 
-	"github.com/rpconnect-doris/rpconnect-doris/input/doris"
+	"github.com/rpconnect-doris/rpconnect-doris/doris"
 )
 
 // Config field names: the Doris connector option minus its `source.`/`doris.`

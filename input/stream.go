@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
-	"github.com/rpconnect-doris/rpconnect-doris/input/doris"
+	"github.com/rpconnect-doris/rpconnect-doris/doris"
 )
 
 // window is a binlog range [start, end) in UTC wall-clock seconds.

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/rpconnect-doris/rpconnect-doris/input/doris"
+	"github.com/rpconnect-doris/rpconnect-doris/doris"
 	"github.com/rpconnect-doris/rpconnect-doris/input/schemameta"
 )
 

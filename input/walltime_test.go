@@ -3,7 +3,7 @@ package input
 import (
 	"testing"
 
-	"github.com/rpconnect-doris/rpconnect-doris/input/doris"
+	"github.com/rpconnect-doris/rpconnect-doris/doris"
 )
 
 func mustZone(t *testing.T, name string) doris.FEZone {

@@ -9,7 +9,7 @@ import (
 	"github.com/redpanda-data/benthos/v4/public/service"
 
 	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
-	"github.com/rpconnect-doris/rpconnect-doris/input/doris"
+	"github.com/rpconnect-doris/rpconnect-doris/doris"
 	"github.com/rpconnect-doris/rpconnect-doris/input/rowjson"
 	"github.com/rpconnect-doris/rpconnect-doris/input/schemameta"
 )

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/rpconnect-doris/rpconnect-doris/input/doris"
+	"github.com/rpconnect-doris/rpconnect-doris/doris"
 )
 
 // loadStatePoll is how often an in-doubt label's state is asked for.

@@ -3,7 +3,7 @@ package checkpoint
 import (
 	"time"
 
-	"github.com/rpconnect-doris/rpconnect-doris/input/doris"
+	"github.com/rpconnect-doris/rpconnect-doris/doris"
 )
 
 // LegacyVersion is the layout of the single-table input: one table, its

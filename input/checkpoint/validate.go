@@ -3,7 +3,7 @@ package checkpoint
 import (
 	"fmt"
 
-	"github.com/rpconnect-doris/rpconnect-doris/input/doris"
+	"github.com/rpconnect-doris/rpconnect-doris/doris"
 )
 
 func validate(s *State) error {

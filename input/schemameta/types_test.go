@@ -7,7 +7,7 @@ import (
 
 	"github.com/redpanda-data/benthos/v4/public/schema"
 
-	"github.com/rpconnect-doris/rpconnect-doris/input/doris"
+	"github.com/rpconnect-doris/rpconnect-doris/doris"
 )
 
 // allTypesDDL is SHOW CREATE TABLE text of a table holding every type the

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rpconnect-doris/rpconnect-doris/input/doris"
+	"github.com/rpconnect-doris/rpconnect-doris/doris"
 )
 
 const pollInterval = time.Second

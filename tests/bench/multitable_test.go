@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rpconnect-doris/rpconnect-doris/input/doris"
+	"github.com/rpconnect-doris/rpconnect-doris/doris"
 	"github.com/rpconnect-doris/rpconnect-doris/tests/dorissim"
 )
 

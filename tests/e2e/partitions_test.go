@@ -10,7 +10,7 @@ import (
 
 	_ "github.com/go-sql-driver/mysql"
 
-	"github.com/rpconnect-doris/rpconnect-doris/input/doris"
+	"github.com/rpconnect-doris/rpconnect-doris/doris"
 	"github.com/rpconnect-doris/rpconnect-doris/tests/dorissim"
 	"github.com/rpconnect-doris/rpconnect-doris/tests/harness"
 )
