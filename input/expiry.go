@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
 	"github.com/rpconnect-doris/rpconnect-doris/doris"
+	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
 )
 
 // guardExpiry compares the undelivered part of a window with

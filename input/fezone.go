@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
 	"github.com/rpconnect-doris/rpconnect-doris/doris"
+	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
 )
 
 // scanTimestampBound converts scan_timestamp, a wall-clock time in the FE's

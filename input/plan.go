@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
 	"github.com/rpconnect-doris/rpconnect-doris/doris"
+	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
 )
 
 // loadCommitted returns the position a new run starts from: the last one

@@ -10,9 +10,9 @@ import (
 
 	"github.com/redpanda-data/benthos/v4/public/service"
 
+	"github.com/rpconnect-doris/rpconnect-doris/doris"
 	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
 	"github.com/rpconnect-doris/rpconnect-doris/input/delivery"
-	"github.com/rpconnect-doris/rpconnect-doris/doris"
 )
 
 // reader is the doris_binlog BatchInput. Connect starts a run: a coordinator

@@ -8,8 +8,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/redpanda-data/benthos/v4/public/service"
 
-	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
 	"github.com/rpconnect-doris/rpconnect-doris/doris"
+	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
 	"github.com/rpconnect-doris/rpconnect-doris/input/rowjson"
 	"github.com/rpconnect-doris/rpconnect-doris/input/schemameta"
 )

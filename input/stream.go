@@ -4,8 +4,8 @@ import (
 	"context"
 	"time"
 
-	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
 	"github.com/rpconnect-doris/rpconnect-doris/doris"
+	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
 )
 
 // window is a binlog range [start, end) in UTC wall-clock seconds.
