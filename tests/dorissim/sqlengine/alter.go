@@ -28,7 +28,7 @@ func (s *Session) alterTable(gctx *sql.Context, c *cursor) (*Result, error) {
 			return nil, errSyntax("Syntax error in DROP COLUMN near %s", c.near())
 		}
 		return okOrErr(s.eng.store.DropColumn(db, table, name))
-	case isWord(c.peek(0), "add") && isWord(c.peek(1), "partition"):
+	case c.peek(0).IsWord("add") && c.peek(1).IsWord("partition"):
 		c.accept("add")
 		return s.addPartition(db, table, c.rest())
 	case c.accept("drop", "partition"):
@@ -101,22 +101,22 @@ func parseColumnDef(c *cursor) (storage.Column, error) {
 // MAP<STRING, ARRAY<INT>>: a word plus one balanced (...) or <...> group.
 func typeSpan(c *cursor) string {
 	t := c.peek(0)
-	if t.kind != tkWord {
+	if t.Kind != storage.TokWord {
 		return ""
 	}
-	start, end := t.start, t.end
+	start, end := t.Start, t.End
 	c.i++
-	if isPunct(c.peek(0), "(") || isPunct(c.peek(0), "<") {
+	if c.peek(0).IsPunct("(") || c.peek(0).IsPunct("<") {
 		depth := 0
 		for !c.done() {
 			t := c.peek(0)
 			switch {
-			case isPunct(t, "("), isPunct(t, "<"):
+			case t.IsPunct("("), t.IsPunct("<"):
 				depth++
-			case isPunct(t, ")"), isPunct(t, ">"):
+			case t.IsPunct(")"), t.IsPunct(">"):
 				depth--
 			}
-			end = t.end
+			end = t.End
 			c.i++
 			if depth == 0 {
 				break

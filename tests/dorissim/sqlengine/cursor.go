@@ -1,35 +1,39 @@
 package sqlengine
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/rpconnect-doris/rpconnect-doris/tests/dorissim/storage"
+)
 
 // cursor walks the significant tokens of one statement.
 type cursor struct {
 	src  string
-	toks []token
+	toks []storage.Token
 	i    int
 }
 
 func newCursor(src string) (*cursor, error) {
-	toks, err := tokenize(src)
+	toks, err := storage.Lex(src)
 	if err != nil {
 		return nil, err
 	}
-	return &cursor{src: src, toks: significant(toks)}, nil
+	return &cursor{src: src, toks: storage.Significant(toks)}, nil
 }
 
 func (c *cursor) done() bool { return c.i >= len(c.toks) }
 
-func (c *cursor) peek(n int) token {
+func (c *cursor) peek(n int) storage.Token {
 	if c.i+n < len(c.toks) {
 		return c.toks[c.i+n]
 	}
-	return token{kind: tkSpace}
+	return storage.Token{Kind: storage.TokSpace}
 }
 
 // accept consumes the given words (case-insensitive) if they come next.
 func (c *cursor) accept(words ...string) bool {
 	for k, w := range words {
-		if !isWord(c.peek(k), w) {
+		if !c.peek(k).IsWord(w) {
 			return false
 		}
 	}
@@ -38,7 +42,7 @@ func (c *cursor) accept(words ...string) bool {
 }
 
 func (c *cursor) acceptPunct(p string) bool {
-	if isPunct(c.peek(0), p) {
+	if c.peek(0).IsPunct(p) {
 		c.i++
 		return true
 	}
@@ -52,7 +56,7 @@ func (c *cursor) ident() (string, bool) {
 		return "", false
 	}
 	c.i++
-	return identValue(t), true
+	return t.Ident(), true
 }
 
 // tableName consumes `tbl` or `db.tbl`.
@@ -74,11 +78,11 @@ func (c *cursor) tableName() (db, table string, ok bool) {
 // stringLit consumes a string literal.
 func (c *cursor) stringLit() (string, bool) {
 	t := c.peek(0)
-	if t.kind != tkString {
+	if t.Kind != storage.TokString {
 		return "", false
 	}
 	c.i++
-	return stringValue(t), true
+	return t.Str(), true
 }
 
 // rest returns the source text from the current token on.
@@ -86,7 +90,7 @@ func (c *cursor) rest() string {
 	if c.done() {
 		return ""
 	}
-	return strings.TrimSpace(c.src[c.toks[c.i].start:])
+	return strings.TrimSpace(c.src[c.toks[c.i].Start:])
 }
 
 func (c *cursor) near() string {

@@ -53,28 +53,28 @@ func gmsDefault(col storage.Column) *sql.ColumnDefaultValue {
 func parseDefaultClause(c *cursor) (*string, error) {
 	t := c.peek(0)
 	switch {
-	case t.kind == tkString:
+	case t.Kind == storage.TokString:
 		c.i++
-		v := stringValue(t)
+		v := t.Str()
 		return &v, nil
-	case t.kind == tkNumber:
+	case t.Kind == storage.TokNumber:
 		c.i++
-		v := t.raw
+		v := t.Raw
 		return &v, nil
-	case isPunct(t, "-") && c.peek(1).kind == tkNumber:
-		v := "-" + c.peek(1).raw
+	case t.IsPunct("-") && c.peek(1).Kind == storage.TokNumber:
+		v := "-" + c.peek(1).Raw
 		c.i += 2
 		return &v, nil
-	case isWord(t, "null"):
+	case t.IsWord("null"):
 		c.i++
 		return nil, nil
-	case t.kind == tkWord:
+	case t.Kind == storage.TokWord:
 		c.i++
-		v := strings.ToUpper(t.raw)
+		v := strings.ToUpper(t.Raw)
 		if c.acceptPunct("(") {
 			arg := ""
-			if c.peek(0).kind == tkNumber {
-				arg = c.peek(0).raw
+			if c.peek(0).Kind == storage.TokNumber {
+				arg = c.peek(0).Raw
 				c.i++
 			}
 			if !c.acceptPunct(")") {

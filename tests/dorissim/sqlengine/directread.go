@@ -48,12 +48,12 @@ type directQuery struct {
 }
 
 func parseDirectRead(body string) (directQuery, bool) {
-	toks, err := tokenize(body)
+	toks, err := storage.Lex(body)
 	if err != nil {
 		return directQuery{}, false
 	}
-	sig := significant(toks)
-	if len(sig) < 4 || !isWord(sig[0], "select") {
+	sig := storage.Significant(toks)
+	if len(sig) < 4 || !sig[0].IsWord("select") {
 		return directQuery{}, false
 	}
 	var q directQuery
@@ -63,18 +63,18 @@ func parseDirectRead(body string) (directQuery, bool) {
 			return directQuery{}, false
 		}
 		switch t := sig[i]; {
-		case isPunct(t, "*"):
+		case t.IsPunct("*"):
 			q.cols = append(q.cols, "*")
-		case isIdentTok(t) && !isWord(t, "distinct") && !isWord(t, "from"):
-			q.cols = append(q.cols, identValue(t))
+		case isIdentTok(t) && !t.IsWord("distinct") && !t.IsWord("from"):
+			q.cols = append(q.cols, t.Ident())
 		default:
 			return directQuery{}, false
 		}
 		i++
-		if i < len(sig) && isWord(sig[i], "from") {
+		if i < len(sig) && sig[i].IsWord("from") {
 			break
 		}
-		if i >= len(sig) || !isPunct(sig[i], ",") {
+		if i >= len(sig) || !sig[i].IsPunct(",") {
 			return directQuery{}, false
 		}
 		i++
@@ -89,14 +89,14 @@ func parseDirectRead(body string) (directQuery, bool) {
 
 // clause reads TABLET(...) or @incr(...) and checks nothing but an ORDER BY
 // of the binlog position follows.
-func (q directQuery) clause(sig []token, j int) (directQuery, bool) {
+func (q directQuery) clause(sig []storage.Token, j int) (directQuery, bool) {
 	var next int
 	var err error
 	switch {
-	case j+2 < len(sig) && isPunct(sig[j], "@") && isWord(sig[j+1], "incr") && isPunct(sig[j+2], "("):
+	case j+2 < len(sig) && sig[j].IsPunct("@") && sig[j+1].IsWord("incr") && sig[j+2].IsPunct("("):
 		q.incr = true
 		q.args, next, err = incrArgs(sig, j+3)
-	case j+1 < len(sig) && isWord(sig[j], "tablet") && isPunct(sig[j+1], "("):
+	case j+1 < len(sig) && sig[j].IsWord("tablet") && sig[j+1].IsPunct("("):
 		q.args, next, err = tabletArgs(sig, j+2)
 	case j == len(sig):
 		q.all = true
@@ -115,13 +115,13 @@ func (q directQuery) clause(sig []token, j int) (directQuery, bool) {
 
 // positionOrder matches ORDER BY __DORIS_BINLOG_TSO__, __DORIS_BINLOG_LSN__,
 // __DORIS_BINLOG_OP__, the order storage returns @incr rows in.
-func positionOrder(sig []token) bool {
+func positionOrder(sig []storage.Token) bool {
 	want := []string{"order", "by", storage.ColBinlogTSO, ",", storage.ColBinlogLSN, ",", storage.ColBinlogOp}
 	if len(sig) != len(want) {
 		return false
 	}
 	for i, w := range want {
-		if !strings.EqualFold(identValue(sig[i]), w) {
+		if !strings.EqualFold(sig[i].Ident(), w) {
 			return false
 		}
 	}

@@ -6,6 +6,8 @@ import (
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
+
+	"github.com/rpconnect-doris/rpconnect-doris/tests/dorissim/storage"
 )
 
 // globalVarFuncName reads one of the engine's own global variables. GMS keeps
@@ -19,22 +21,22 @@ func rewriteGlobalVars(query string) (string, error) {
 	if !strings.Contains(strings.ToLower(query), "@@global.") {
 		return query, nil
 	}
-	toks, err := tokenize(query)
+	toks, err := storage.Lex(query)
 	if err != nil {
 		return "", err
 	}
-	sig := significant(toks)
+	sig := storage.Significant(toks)
 	var edits []textEdit
 	for i := 0; i+4 < len(sig); i++ {
-		if !isPunct(sig[i], "@") || !isPunct(sig[i+1], "@") || !isWord(sig[i+2], "global") ||
-			!isPunct(sig[i+3], ".") || !isTimeZone(identValue(sig[i+4])) || sig[i+4].kind != tkWord {
+		if !sig[i].IsPunct("@") || !sig[i+1].IsPunct("@") || !sig[i+2].IsWord("global") ||
+			!sig[i+3].IsPunct(".") || !isTimeZone(sig[i+4].Ident()) || sig[i+4].Kind != storage.TokWord {
 			continue
 		}
 		call := globalVarFuncName + "('time_zone')"
 		if !noAliasWanted(sig, i+5) {
-			call += " AS " + quoteIdent(query[sig[i].start:sig[i+4].end])
+			call += " AS " + storage.QuoteIdent(query[sig[i].Start:sig[i+4].End])
 		}
-		edits = append(edits, textEdit{start: sig[i].start, end: sig[i+4].end, text: call})
+		edits = append(edits, textEdit{start: sig[i].Start, end: sig[i+4].End, text: call})
 		i += 4
 	}
 	if len(edits) == 0 {
@@ -46,12 +48,12 @@ func rewriteGlobalVars(query string) (string, error) {
 // noAliasWanted reports whether the select item ending before sig[i] is aliased
 // or is not a select item at all (a WHERE operand, say), where an alias
 // would be a syntax error.
-func noAliasWanted(sig []token, i int) bool {
+func noAliasWanted(sig []storage.Token, i int) bool {
 	if i >= len(sig) {
 		return false
 	}
 	t := sig[i]
-	return !(isPunct(t, ",") || isWord(t, "from") || isWord(t, "limit") || isWord(t, "union") || isPunct(t, ";"))
+	return !(t.IsPunct(",") || t.IsWord("from") || t.IsWord("limit") || t.IsWord("union") || t.IsPunct(";"))
 }
 
 // globalVar evaluates to the engine's global value of a variable.

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/rpconnect-doris/rpconnect-doris/tests/dorissim/storage"
 )
 
 // rewriteCollectionLiterals turns Doris array and map literals such as
@@ -11,7 +13,7 @@ import (
 // parse and the table editor converts to ARRAY/MAP values. Brackets are not
 // valid MySQL outside quotes, so no GMS-valid statement is changed.
 func rewriteCollectionLiterals(query string) (string, error) {
-	toks, err := tokenize(query)
+	toks, err := storage.Lex(query)
 	if err != nil {
 		return "", err
 	}
@@ -19,15 +21,15 @@ func rewriteCollectionLiterals(query string) (string, error) {
 	changed := false
 	for i := 0; i < len(toks); i++ {
 		t := toks[i]
-		if !isPunct(t, "[") && !(isPunct(t, "{") && looksLikeMapLiteral(toks, i)) {
-			b.WriteString(t.raw)
+		if !t.IsPunct("[") && !(t.IsPunct("{") && looksLikeMapLiteral(toks, i)) {
+			b.WriteString(t.Raw)
 			continue
 		}
 		js, next, err := collectionJSON(toks, i)
 		if err != nil {
 			return "", err
 		}
-		b.WriteString(quoteString(js))
+		b.WriteString(storage.QuoteString(js))
 		i = next - 1
 		changed = true
 	}
@@ -37,48 +39,48 @@ func rewriteCollectionLiterals(query string) (string, error) {
 	return b.String(), nil
 }
 
-func looksLikeMapLiteral(toks []token, i int) bool {
-	sig := significant(toks[i+1:])
+func looksLikeMapLiteral(toks []storage.Token, i int) bool {
+	sig := storage.Significant(toks[i+1:])
 	if len(sig) == 0 {
 		return false
 	}
-	if isPunct(sig[0], "}") {
+	if sig[0].IsPunct("}") {
 		return true
 	}
-	return len(sig) > 1 && (sig[0].kind == tkString || sig[0].kind == tkNumber) && isPunct(sig[1], ":")
+	return len(sig) > 1 && (sig[0].Kind == storage.TokString || sig[0].Kind == storage.TokNumber) && sig[1].IsPunct(":")
 }
 
 // collectionJSON converts the literal starting at toks[i] to JSON text and
 // returns the index after its closing bracket.
-func collectionJSON(toks []token, i int) (string, int, error) {
+func collectionJSON(toks []storage.Token, i int) (string, int, error) {
 	var b strings.Builder
 	var stack []string
 	key := false // next scalar is a map key, which JSON needs as a string
 	for ; i < len(toks); i++ {
 		t := toks[i]
 		switch {
-		case t.kind == tkSpace || t.kind == tkComment:
+		case t.Kind == storage.TokSpace || t.Kind == storage.TokComment:
 			continue
-		case isPunct(t, "["), isPunct(t, "{"):
-			stack = append(stack, t.raw)
-			key = t.raw == "{"
-			b.WriteString(t.raw)
+		case t.IsPunct("["), t.IsPunct("{"):
+			stack = append(stack, t.Raw)
+			key = t.Raw == "{"
+			b.WriteString(t.Raw)
 			continue
-		case isPunct(t, "]"), isPunct(t, "}"):
+		case t.IsPunct("]"), t.IsPunct("}"):
 			if len(stack) == 0 {
-				return "", 0, fmt.Errorf("unbalanced %q in collection literal", t.raw)
+				return "", 0, fmt.Errorf("unbalanced %q in collection literal", t.Raw)
 			}
 			stack = stack[:len(stack)-1]
-			b.WriteString(t.raw)
+			b.WriteString(t.Raw)
 			if len(stack) == 0 {
 				return b.String(), i + 1, nil
 			}
 			continue
-		case isPunct(t, ","):
+		case t.IsPunct(","):
 			key = len(stack) > 0 && stack[len(stack)-1] == "{"
 			b.WriteByte(',')
 			continue
-		case isPunct(t, ":"):
+		case t.IsPunct(":"):
 			key = false
 			b.WriteByte(':')
 			continue
@@ -91,22 +93,22 @@ func collectionJSON(toks []token, i int) (string, int, error) {
 	return "", 0, fmt.Errorf("unterminated collection literal")
 }
 
-func writeJSONScalar(b *strings.Builder, t token, asKey bool) error {
+func writeJSONScalar(b *strings.Builder, t storage.Token, asKey bool) error {
 	var v any
 	switch {
-	case t.kind == tkString:
-		v = stringValue(t)
-	case t.kind == tkNumber && asKey:
-		v = t.raw
-	case t.kind == tkNumber || isPunct(t, "-"):
-		b.WriteString(t.raw)
+	case t.Kind == storage.TokString:
+		v = t.Str()
+	case t.Kind == storage.TokNumber && asKey:
+		v = t.Raw
+	case t.Kind == storage.TokNumber || t.IsPunct("-"):
+		b.WriteString(t.Raw)
 		return nil
-	case isWord(t, "null"):
+	case t.IsWord("null"):
 		v = nil
-	case isWord(t, "true"), isWord(t, "false"):
-		v = strings.EqualFold(t.raw, "true")
+	case t.IsWord("true"), t.IsWord("false"):
+		v = strings.EqualFold(t.Raw, "true")
 	default:
-		return fmt.Errorf("unsupported value %q in collection literal", t.raw)
+		return fmt.Errorf("unsupported value %q in collection literal", t.Raw)
 	}
 	js, err := json.Marshal(v)
 	if err != nil {

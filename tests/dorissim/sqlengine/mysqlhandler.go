@@ -54,7 +54,7 @@ func (h *handler) ConnectionClosed(c *mysql.Conn) {
 func (h *handler) ConnectionAborted(*mysql.Conn, string) error { return nil }
 
 func (h *handler) ComInitDB(c *mysql.Conn, schemaName string) error {
-	res, err := h.session(c).Query(context.Background(), "USE "+quoteIdent(schemaName))
+	res, err := h.session(c).Query(context.Background(), "USE "+storage.QuoteIdent(schemaName))
 	if err != nil {
 		return wireError(err)
 	}
@@ -228,13 +228,13 @@ func appendText(dst []byte, t storage.Type, v any) []byte {
 // splitFirstStatement cuts a multi-statement string at the first top-level
 // semicolon.
 func splitFirstStatement(q string) (string, string, error) {
-	toks, err := tokenize(q)
+	toks, err := storage.Lex(q)
 	if err != nil {
 		return "", "", err
 	}
 	for _, t := range toks {
-		if isPunct(t, ";") {
-			return q[:t.start], q[t.end:], nil
+		if t.IsPunct(";") {
+			return q[:t.Start], q[t.End:], nil
 		}
 	}
 	return q, "", nil
@@ -243,15 +243,15 @@ func splitFirstStatement(q string) (string, string, error) {
 // bindParams replaces each `?` placeholder outside quotes with its bound
 // value as a SQL literal.
 func bindParams(query string, binds map[string]*querypb.BindVariable) (string, error) {
-	toks, err := tokenize(query)
+	toks, err := storage.Lex(query)
 	if err != nil {
 		return "", err
 	}
 	var b strings.Builder
 	n := 0
 	for _, t := range toks {
-		if !isPunct(t, "?") {
-			b.WriteString(t.raw)
+		if !t.IsPunct("?") {
+			b.WriteString(t.Raw)
 			continue
 		}
 		n++
@@ -279,6 +279,6 @@ func bindLiteral(bv *querypb.BindVariable) (string, error) {
 	case v.IsIntegral(), v.IsFloat(), v.Type() == sqltypes.Decimal:
 		return v.ToString(), nil
 	default:
-		return quoteString(v.ToString()), nil
+		return storage.QuoteString(v.ToString()), nil
 	}
 }

@@ -38,11 +38,11 @@ type textEdit struct {
 // The binlog columns of an @incr are hidden, as in Doris: a `*` in the select
 // list expands to the table's own columns only, so they appear when named.
 func rewriteDorisRefs(query, currentDB string, cols columnLister) (string, bool, error) {
-	toks, err := tokenize(query)
+	toks, err := storage.Lex(query)
 	if err != nil {
 		return "", false, err
 	}
-	sig := significant(toks)
+	sig := storage.Significant(toks)
 	var edits []textEdit
 	for i := 0; i < len(sig); i++ {
 		ref, ok := parseTableRef(sig, i)
@@ -56,7 +56,7 @@ func rewriteDorisRefs(query, currentDB string, cols columnLister) (string, bool,
 		if !ok {
 			continue
 		}
-		edits = append(edits, textEdit{start: sig[ref.start].start, end: sig[next-1].end, text: repl.call})
+		edits = append(edits, textEdit{start: sig[ref.start].Start, end: sig[next-1].End, text: repl.call})
 		if repl.incr && cols != nil {
 			edits = append(edits, starEdits(sig, ref.start, repl.alias, cols(repl.db, ref.table))...)
 		}
@@ -86,7 +86,7 @@ func applyEdits(query string, edits []textEdit) string {
 
 // starEdits expands `*` and `<alias>.*` in the select list of the SELECT
 // whose FROM holds the table reference at refIdx.
-func starEdits(sig []token, refIdx int, alias string, columns []string) []textEdit {
+func starEdits(sig []storage.Token, refIdx int, alias string, columns []string) []textEdit {
 	if len(columns) == 0 {
 		return nil
 	}
@@ -96,7 +96,7 @@ func starEdits(sig []token, refIdx int, alias string, columns []string) []textEd
 	}
 	qualified := make([]string, len(columns))
 	for i, c := range columns {
-		qualified[i] = quoteIdent(alias) + "." + quoteIdent(c)
+		qualified[i] = storage.QuoteIdent(alias) + "." + storage.QuoteIdent(c)
 	}
 	list := strings.Join(qualified, ", ")
 	var out []textEdit
@@ -104,17 +104,17 @@ func starEdits(sig []token, refIdx int, alias string, columns []string) []textEd
 	for k := sel + 1; k < refIdx; k++ {
 		t := sig[k]
 		switch {
-		case isPunct(t, "("):
+		case t.IsPunct("("):
 			depth++
-		case isPunct(t, ")"):
+		case t.IsPunct(")"):
 			depth--
-		case depth == 0 && isWord(t, "from"):
+		case depth == 0 && t.IsWord("from"):
 			return out
-		case depth == 0 && isPunct(t, "*") && startsItem(sig[k-1]) && endsItem(sig, k+1):
-			out = append(out, textEdit{start: t.start, end: t.end, text: list})
-		case depth == 0 && isPunct(t, "*") && k >= 2 && isPunct(sig[k-1], ".") && isIdentTok(sig[k-2]) &&
-			strings.EqualFold(identValue(sig[k-2]), alias) && endsItem(sig, k+1):
-			out = append(out, textEdit{start: sig[k-2].start, end: t.end, text: list})
+		case depth == 0 && t.IsPunct("*") && startsItem(sig[k-1]) && endsItem(sig, k+1):
+			out = append(out, textEdit{start: t.Start, end: t.End, text: list})
+		case depth == 0 && t.IsPunct("*") && k >= 2 && sig[k-1].IsPunct(".") && isIdentTok(sig[k-2]) &&
+			strings.EqualFold(sig[k-2].Ident(), alias) && endsItem(sig, k+1):
+			out = append(out, textEdit{start: sig[k-2].Start, end: t.End, text: list})
 		}
 	}
 	return out
@@ -122,45 +122,47 @@ func starEdits(sig []token, refIdx int, alias string, columns []string) []textEd
 
 // enclosingSelect finds the SELECT keyword of the query level that holds
 // sig[i], walking back over balanced parentheses.
-func enclosingSelect(sig []token, i int) int {
+func enclosingSelect(sig []storage.Token, i int) int {
 	depth := 0
 	for k := i - 1; k >= 0; k-- {
 		switch {
-		case isPunct(sig[k], ")"):
+		case sig[k].IsPunct(")"):
 			depth++
-		case isPunct(sig[k], "("):
+		case sig[k].IsPunct("("):
 			if depth == 0 {
 				return -1
 			}
 			depth--
-		case depth == 0 && isWord(sig[k], "select"):
+		case depth == 0 && sig[k].IsWord("select"):
 			return k
 		}
 	}
 	return -1
 }
 
-func startsItem(prev token) bool {
-	return isWord(prev, "select") || isWord(prev, "distinct") || isWord(prev, "all") || isPunct(prev, ",")
+func startsItem(prev storage.Token) bool {
+	return prev.IsWord("select") || prev.IsWord("distinct") || prev.IsWord("all") || prev.IsPunct(",")
 }
 
-func endsItem(sig []token, k int) bool {
-	return k < len(sig) && (isPunct(sig[k], ",") || isWord(sig[k], "from"))
+func endsItem(sig []storage.Token, k int) bool {
+	return k < len(sig) && (sig[k].IsPunct(",") || sig[k].IsWord("from"))
 }
 
-func isIdentTok(t token) bool { return t.kind == tkWord || t.kind == tkQIdent }
+func isIdentTok(t storage.Token) bool {
+	return t.Kind == storage.TokWord || t.Kind == storage.TokQuotedIdent
+}
 
-func parseTableRef(sig []token, i int) (tableRef, bool) {
+func parseTableRef(sig []storage.Token, i int) (tableRef, bool) {
 	if !isIdentTok(sig[i]) {
 		return tableRef{}, false
 	}
-	if i > 0 && isPunct(sig[i-1], ".") {
+	if i > 0 && sig[i-1].IsPunct(".") {
 		return tableRef{}, false // the table part of db.tbl, already seen at db
 	}
-	if i+2 < len(sig) && isPunct(sig[i+1], ".") && isIdentTok(sig[i+2]) {
-		return tableRef{db: identValue(sig[i]), table: identValue(sig[i+2]), start: i, end: i + 3}, true
+	if i+2 < len(sig) && sig[i+1].IsPunct(".") && isIdentTok(sig[i+2]) {
+		return tableRef{db: sig[i].Ident(), table: sig[i+2].Ident(), start: i, end: i + 3}, true
 	}
-	return tableRef{table: identValue(sig[i]), start: i, end: i + 1}, true
+	return tableRef{table: sig[i].Ident(), start: i, end: i + 1}, true
 }
 
 // replacement is a rewritten table reference.
@@ -172,17 +174,17 @@ type replacement struct {
 
 // rewriteAt rewrites the clause after ref if it is @incr(...) or TABLET(...).
 // It returns the replacement and the index after the consumed tokens.
-func rewriteAt(sig []token, ref tableRef, currentDB string) (replacement, int, bool, error) {
+func rewriteAt(sig []storage.Token, ref tableRef, currentDB string) (replacement, int, bool, error) {
 	j := ref.end
 	var fn string
 	var args []string
 	var next int
 	var err error
 	switch {
-	case j+2 < len(sig) && isPunct(sig[j], "@") && isWord(sig[j+1], "incr") && isPunct(sig[j+2], "("):
+	case j+2 < len(sig) && sig[j].IsPunct("@") && sig[j+1].IsWord("incr") && sig[j+2].IsPunct("("):
 		fn = incrFuncName
 		args, next, err = incrArgs(sig, j+3)
-	case j+1 < len(sig) && isWord(sig[j], "tablet") && isPunct(sig[j+1], "("):
+	case j+1 < len(sig) && sig[j].IsWord("tablet") && sig[j+1].IsPunct("("):
 		fn = tabletFuncName
 		args, next, err = tabletArgs(sig, j+2)
 	default:
@@ -204,72 +206,72 @@ func rewriteAt(sig []token, ref tableRef, currentDB string) (replacement, int, b
 	}
 	call := make([]string, 0, len(args)+3)
 	for _, a := range append([]string{alias, db, ref.table}, args...) {
-		call = append(call, quoteString(a))
+		call = append(call, storage.QuoteString(a))
 	}
 	repl := fn + "(" + strings.Join(call, ", ") + ")"
 	if !hasAlias {
-		repl += " AS " + quoteIdent(alias)
+		repl += " AS " + storage.QuoteIdent(alias)
 	}
 	return replacement{call: repl, alias: alias, db: db, incr: fn == incrFuncName}, next, true, nil
 }
 
 // userAlias reports the alias written after a table reference, if any.
-func userAlias(sig []token, i int) (string, bool) {
+func userAlias(sig []storage.Token, i int) (string, bool) {
 	if i >= len(sig) {
 		return "", false
 	}
 	t := sig[i]
-	if isWord(t, "as") && i+1 < len(sig) && isIdentTok(sig[i+1]) {
-		return identValue(sig[i+1]), true
+	if t.IsWord("as") && i+1 < len(sig) && isIdentTok(sig[i+1]) {
+		return sig[i+1].Ident(), true
 	}
-	if t.kind == tkQIdent || (t.kind == tkWord && !aliasStoppers[strings.ToLower(t.raw)]) {
-		return identValue(t), true
+	if t.Kind == storage.TokQuotedIdent || (t.Kind == storage.TokWord && !aliasStoppers[strings.ToLower(t.Raw)]) {
+		return t.Ident(), true
 	}
 	return "", false
 }
 
 // incrArgs parses `'k' = 'v', ...)` into a flat key/value list.
-func incrArgs(sig []token, i int) ([]string, int, error) {
+func incrArgs(sig []storage.Token, i int) ([]string, int, error) {
 	var out []string
 	for i < len(sig) {
-		if isPunct(sig[i], ")") {
+		if sig[i].IsPunct(")") {
 			return out, i + 1, nil
 		}
 		if len(out) > 0 {
-			if !isPunct(sig[i], ",") {
+			if !sig[i].IsPunct(",") {
 				return nil, 0, incrSyntaxError(sig[i])
 			}
 			i++
 		}
-		if i+2 >= len(sig) || sig[i].kind != tkString || !isPunct(sig[i+1], "=") || sig[i+2].kind != tkString {
+		if i+2 >= len(sig) || sig[i].Kind != storage.TokString || !sig[i+1].IsPunct("=") || sig[i+2].Kind != storage.TokString {
 			if i < len(sig) {
 				return nil, 0, incrSyntaxError(sig[i])
 			}
 			break
 		}
-		out = append(out, stringValue(sig[i]), stringValue(sig[i+2]))
+		out = append(out, sig[i].Str(), sig[i+2].Str())
 		i += 3
 	}
 	return nil, 0, &storage.Error{Code: storage.CodeGeneric, Message: "Syntax error in incr clause: missing ')'"}
 }
 
-func incrSyntaxError(t token) error {
-	return &storage.Error{Code: storage.CodeGeneric, Message: fmt.Sprintf("Syntax error in incr clause near '%s'", t.raw)}
+func incrSyntaxError(t storage.Token) error {
+	return &storage.Error{Code: storage.CodeGeneric, Message: fmt.Sprintf("Syntax error in incr clause near '%s'", t.Raw)}
 }
 
 // tabletArgs parses `1,2,3)` into tablet ids.
-func tabletArgs(sig []token, i int) ([]string, int, error) {
+func tabletArgs(sig []storage.Token, i int) ([]string, int, error) {
 	var out []string
 	for i < len(sig) {
 		t := sig[i]
 		switch {
-		case isPunct(t, ")"):
+		case t.IsPunct(")"):
 			return out, i + 1, nil
-		case isPunct(t, ","):
-		case t.kind == tkNumber:
-			out = append(out, t.raw)
+		case t.IsPunct(","):
+		case t.Kind == storage.TokNumber:
+			out = append(out, t.Raw)
 		default:
-			return nil, 0, &storage.Error{Code: storage.CodeGeneric, Message: fmt.Sprintf("Syntax error in TABLET clause near '%s'", t.raw)}
+			return nil, 0, &storage.Error{Code: storage.CodeGeneric, Message: fmt.Sprintf("Syntax error in TABLET clause near '%s'", t.Raw)}
 		}
 		i++
 	}

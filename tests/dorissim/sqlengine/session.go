@@ -115,7 +115,7 @@ func (s *Session) Close() {
 
 // cleanStatement strips leading comments and a trailing semicolon.
 func cleanStatement(q string) (string, error) {
-	body, err := stripLeadingComments(q)
+	body, err := storage.StripLeadingComments(q)
 	if err != nil {
 		return "", err
 	}

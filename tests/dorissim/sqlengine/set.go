@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
+
+	"github.com/rpconnect-doris/rpconnect-doris/tests/dorissim/storage"
 )
 
 type assignment struct {
@@ -71,20 +73,20 @@ func parseAssignments(c *cursor) ([]assignment, bool) {
 		c.accept("session")
 		global := c.accept("global")
 		c.accept("local")
-		if isPunct(c.peek(0), "@") {
-			if !isPunct(c.peek(1), "@") {
+		if c.peek(0).IsPunct("@") {
+			if !c.peek(1).IsPunct("@") {
 				return nil, false
 			}
 			c.i += 2
-			if isWord(c.peek(0), "session") || isWord(c.peek(0), "global") {
-				if isPunct(c.peek(1), ".") {
-					global = global || isWord(c.peek(0), "global")
+			if c.peek(0).IsWord("session") || c.peek(0).IsWord("global") {
+				if c.peek(1).IsPunct(".") {
+					global = global || c.peek(0).IsWord("global")
 					c.i += 2
 				}
 			}
 		}
 		name, ok := c.ident()
-		if !ok || isWord(token{kind: tkWord, raw: name}, "names") {
+		if !ok || strings.EqualFold(name, "names") {
 			return nil, false
 		}
 		if !c.acceptPunct("=") {
@@ -111,14 +113,14 @@ func literalValue(c *cursor) (any, bool) {
 	neg := c.acceptPunct("-")
 	t := c.peek(0)
 	c.i++
-	switch t.kind {
-	case tkString:
+	switch t.Kind {
+	case storage.TokString:
 		if neg {
 			return nil, false
 		}
-		return stringValue(t), true
-	case tkNumber:
-		text := t.raw
+		return t.Str(), true
+	case storage.TokNumber:
+		text := t.Raw
 		if neg {
 			text = "-" + text
 		}
@@ -129,11 +131,11 @@ func literalValue(c *cursor) (any, bool) {
 			return f, true
 		}
 		return nil, false
-	case tkWord:
+	case storage.TokWord:
 		if neg {
 			return nil, false
 		}
-		return t.raw, true
+		return t.Raw, true
 	}
 	return nil, false
 }

@@ -34,7 +34,7 @@ func ParseCreateTable(sql string) (CreateTable, error) {
 		return ct, err
 	}
 	s.acceptPunct(";")
-	if s.peek().kind != tokEOF {
+	if s.peek().Kind != tokEOF {
 		return ct, s.errorf("unexpected trailing text")
 	}
 	applyDefaultKeys(&ct.Def)
@@ -77,7 +77,7 @@ func parseIdentList(s *tokenStream) ([]string, error) {
 }
 
 func parseTableClauses(s *tokenStream, def *TableDef) error {
-	for s.peek().kind != tokEOF && !s.isPunct(";") {
+	for s.peek().Kind != tokEOF && !s.isPunct(";") {
 		if err := parseTableClause(s, def); err != nil {
 			return err
 		}
@@ -145,8 +145,8 @@ func parseDistribution(s *tokenStream, def *TableDef) error {
 		return nil
 	}
 	t := s.next()
-	n, err := strconv.Atoi(t.text)
-	if t.kind != tokNumber || err != nil || n <= 0 {
+	n, err := strconv.Atoi(t.Text())
+	if t.Kind != TokNumber || err != nil || n <= 0 {
 		return fmt.Errorf("Number of hash distribution should be greater than zero.")
 	}
 	def.Buckets = n

@@ -42,7 +42,7 @@ func skipIndexDef(s *tokenStream) error {
 		return err
 	}
 	for !s.isPunct(",") && !s.isPunct(")") {
-		if s.peek().kind == tokEOF {
+		if s.peek().Kind == tokEOF {
 			return s.errorf("unterminated INDEX definition")
 		}
 		if s.isPunct("(") {
@@ -81,10 +81,10 @@ func parseColumn(s *tokenStream) (Column, error) {
 func collectTypeText(s *tokenStream) (string, error) {
 	var sb strings.Builder
 	t := s.next()
-	if t.kind != tokWord {
+	if t.Kind != TokWord {
 		return "", s.errorf("expected a column type")
 	}
-	sb.WriteString(t.text)
+	sb.WriteString(t.Text())
 	depth := 0
 	for {
 		switch {
@@ -96,13 +96,13 @@ func collectTypeText(s *tokenStream) (string, error) {
 			return sb.String(), nil
 		}
 		t := s.next()
-		if t.kind == tokEOF {
+		if t.Kind == tokEOF {
 			return "", s.errorf("unterminated column type")
 		}
-		if t.kind == tokQuotedIdent {
-			sb.WriteString("`" + t.text + "`")
+		if t.Kind == TokQuotedIdent {
+			sb.WriteString("`" + t.Text() + "`")
 		} else {
-			sb.WriteString(" " + t.text)
+			sb.WriteString(" " + t.Text())
 		}
 		if depth == 0 {
 			return sb.String(), nil
@@ -139,7 +139,7 @@ func parseColumnAttrs(s *tokenStream, col *Column) error {
 					return err
 				}
 			}
-		case s.peek().kind == tokWord && aggregationWords[strings.ToUpper(s.peek().text)]:
+		case s.peek().Kind == TokWord && aggregationWords[strings.ToUpper(s.peek().Text())]:
 			s.next()
 		case s.acceptKeywords("ON", "UPDATE"):
 			if _, err := parseDefaultText(s); err != nil {
@@ -167,22 +167,22 @@ func parseDefault(s *tokenStream, col *Column) error {
 func parseDefaultText(s *tokenStream) (*string, error) {
 	t := s.next()
 	switch {
-	case t.kind == tokString || t.kind == tokNumber:
-		v := t.text
+	case t.Kind == TokString || t.Kind == TokNumber:
+		v := t.Text()
 		return &v, nil
-	case t.kind == tokPunct && t.text == "-":
+	case t.Kind == TokPunct && t.Text() == "-":
 		n := s.next()
-		v := "-" + n.text
+		v := "-" + n.Text()
 		return &v, nil
-	case t.kind == tokWord && strings.EqualFold(t.text, "NULL"):
+	case t.Kind == TokWord && strings.EqualFold(t.Text(), "NULL"):
 		return nil, nil
-	case t.kind == tokWord:
-		v := strings.ToUpper(t.text)
+	case t.Kind == TokWord:
+		v := strings.ToUpper(t.Text())
 		if s.acceptPunct("(") {
 			// CURRENT_TIMESTAMP(3): the precision decides the default's digits.
 			arg := ""
-			if s.peek().kind == tokNumber {
-				arg = s.next().text
+			if s.peek().Kind == TokNumber {
+				arg = s.next().Text()
 			}
 			if err := s.expectPunct(")"); err != nil {
 				return nil, err

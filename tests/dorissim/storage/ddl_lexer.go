@@ -3,115 +3,32 @@ package storage
 import (
 	"fmt"
 	"strings"
-	"unicode"
 )
 
-type tokKind int
+// tokEOF is the kind of the sentinel the DDL token stream ends with.
+const tokEOF TokKind = -1
 
-const (
-	tokEOF tokKind = iota
-	tokWord
-	tokQuotedIdent
-	tokString
-	tokNumber
-	tokPunct
-)
-
-type token struct {
-	kind tokKind
-	text string
-	pos  int
-}
-
-// lexDDL tokenizes the Doris CREATE TABLE dialect only: words, `idents`,
-// 'strings' / "strings", numbers, punctuation, and comments.
-func lexDDL(src string) ([]token, error) {
-	var out []token
-	i := 0
-	for i < len(src) {
-		c := src[i]
-		switch {
-		case unicode.IsSpace(rune(c)):
-			i++
-		case c == '-' && strings.HasPrefix(src[i:], "--"), c == '#':
-			for i < len(src) && src[i] != '\n' {
-				i++
-			}
-		case c == '/' && strings.HasPrefix(src[i:], "/*"):
-			end := strings.Index(src[i+2:], "*/")
-			if end < 0 {
-				return nil, fmt.Errorf("unterminated comment at offset %d", i)
-			}
-			i += end + 4
-		case c == '`' || c == '\'' || c == '"':
-			text, n, err := lexQuoted(src, i)
-			if err != nil {
-				return nil, err
-			}
-			kind := tokString
-			if c == '`' {
-				kind = tokQuotedIdent
-			}
-			out = append(out, token{kind: kind, text: text, pos: i})
-			i = n
-		case isWordByte(c):
-			start := i
-			for i < len(src) && isWordByte(src[i]) {
-				i++
-			}
-			kind := tokWord
-			if unicode.IsDigit(rune(src[start])) {
-				kind = tokNumber
-			}
-			out = append(out, token{kind: kind, text: src[start:i], pos: start})
-		default:
-			out = append(out, token{kind: tokPunct, text: string(c), pos: i})
-			i++
-		}
+// lexDDL tokenizes a Doris DDL statement with the shared lexer, keeping the
+// significant tokens and an EOF sentinel.
+func lexDDL(src string) ([]Token, error) {
+	toks, err := Lex(src)
+	if err != nil {
+		return nil, err
 	}
-	return append(out, token{kind: tokEOF, pos: len(src)}), nil
-}
-
-func isWordByte(c byte) bool {
-	return c == '_' || c == '$' || c >= 0x80 || unicode.IsLetter(rune(c)) || unicode.IsDigit(rune(c))
-}
-
-// lexQuoted reads a quoted token starting at src[i]; a doubled quote or a
-// backslash escapes the quote character.
-func lexQuoted(src string, i int) (string, int, error) {
-	q := src[i]
-	var sb strings.Builder
-	j := i + 1
-	for j < len(src) {
-		c := src[j]
-		switch {
-		case c == '\\' && q != '`' && j+1 < len(src):
-			sb.WriteByte(unescape(src[j+1]))
-			j += 2
-		case c == q && j+1 < len(src) && src[j+1] == q:
-			sb.WriteByte(q)
-			j += 2
-		case c == q:
-			return sb.String(), j + 1, nil
-		default:
-			sb.WriteByte(c)
-			j++
-		}
-	}
-	return "", 0, fmt.Errorf("unterminated quoted text at offset %d", i)
+	return append(Significant(toks), Token{Kind: tokEOF, Start: len(src), End: len(src)}), nil
 }
 
 // tokenStream is a cursor over the tokens with keyword helpers.
 type tokenStream struct {
-	toks []token
+	toks []Token
 	pos  int
 }
 
-func (s *tokenStream) peek() token { return s.toks[s.pos] }
+func (s *tokenStream) peek() Token { return s.toks[s.pos] }
 
-func (s *tokenStream) next() token {
+func (s *tokenStream) next() Token {
 	t := s.toks[s.pos]
-	if t.kind != tokEOF {
+	if t.Kind != tokEOF {
 		s.pos++
 	}
 	return t
@@ -119,14 +36,14 @@ func (s *tokenStream) next() token {
 
 func (s *tokenStream) isKeyword(kw string) bool {
 	t := s.peek()
-	return t.kind == tokWord && strings.EqualFold(t.text, kw)
+	return t.Kind == TokWord && strings.EqualFold(t.Text(), kw)
 }
 
 // acceptKeywords consumes the keyword sequence if it is next.
 func (s *tokenStream) acceptKeywords(kws ...string) bool {
 	for i, kw := range kws {
 		t := s.toks[min(s.pos+i, len(s.toks)-1)]
-		if t.kind != tokWord || !strings.EqualFold(t.text, kw) {
+		if t.Kind != TokWord || !strings.EqualFold(t.Text(), kw) {
 			return false
 		}
 	}
@@ -143,7 +60,7 @@ func (s *tokenStream) expectKeywords(kws ...string) error {
 
 func (s *tokenStream) isPunct(p string) bool {
 	t := s.peek()
-	return t.kind == tokPunct && t.text == p
+	return t.Kind == TokPunct && t.Text() == p
 }
 
 func (s *tokenStream) acceptPunct(p string) bool {
@@ -163,29 +80,29 @@ func (s *tokenStream) expectPunct(p string) error {
 
 func (s *tokenStream) ident() (string, error) {
 	t := s.peek()
-	if t.kind == tokWord || t.kind == tokQuotedIdent {
+	if t.Kind == TokWord || t.Kind == TokQuotedIdent {
 		s.pos++
-		return t.text, nil
+		return t.Text(), nil
 	}
 	return "", s.errorf("expected an identifier")
 }
 
 func (s *tokenStream) stringLit() (string, error) {
 	t := s.peek()
-	if t.kind == tokString {
+	if t.Kind == TokString {
 		s.pos++
-		return t.text, nil
+		return t.Text(), nil
 	}
 	return "", s.errorf("expected a quoted string")
 }
 
 func (s *tokenStream) errorf(format string, args ...any) error {
 	t := s.peek()
-	near := t.text
-	if t.kind == tokEOF {
+	near := t.Text()
+	if t.Kind == tokEOF {
 		near = "end of input"
 	}
-	return fmt.Errorf("Syntax error in CREATE TABLE near '%s' (offset %d): %s", near, t.pos, fmt.Sprintf(format, args...))
+	return fmt.Errorf("Syntax error in CREATE TABLE near '%s' (offset %d): %s", near, t.Start, fmt.Sprintf(format, args...))
 }
 
 // skipBalanced skips a parenthesised group starting at '('.
@@ -197,11 +114,11 @@ func (s *tokenStream) skipBalanced() error {
 	for depth > 0 {
 		t := s.next()
 		switch {
-		case t.kind == tokEOF:
+		case t.Kind == tokEOF:
 			return s.errorf("unbalanced parentheses")
-		case t.kind == tokPunct && t.text == "(":
+		case t.Kind == TokPunct && t.Text() == "(":
 			depth++
-		case t.kind == tokPunct && t.text == ")":
+		case t.Kind == TokPunct && t.Text() == ")":
 			depth--
 		}
 	}

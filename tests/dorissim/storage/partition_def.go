@@ -243,14 +243,14 @@ func parseListValues(s *tokenStream) ([][]string, error) {
 func partitionLiteral(s *tokenStream) (string, error) {
 	t := s.next()
 	switch {
-	case t.kind == tokString || t.kind == tokNumber:
-		return t.text, nil
-	case t.kind == tokPunct && t.text == "-":
+	case t.Kind == TokString || t.Kind == TokNumber:
+		return t.Text(), nil
+	case t.Kind == TokPunct && t.Text() == "-":
 		n := s.next()
-		if n.kind != tokNumber {
+		if n.Kind != TokNumber {
 			return "", s.errorf("expected a number after '-'")
 		}
-		return "-" + n.text, nil
+		return "-" + n.Text(), nil
 	}
 	return "", s.errorf("expected a partition value")
 }
@@ -268,7 +268,7 @@ func ParsePartitionItem(text, kind string) (PartitionItemDef, error) {
 		return item, err
 	}
 	s.acceptPunct(";")
-	if s.peek().kind != tokEOF {
+	if s.peek().Kind != tokEOF {
 		return item, s.errorf("unexpected trailing text")
 	}
 	return item, nil
