@@ -86,7 +86,7 @@ func TestSelectStreamsLargeTable(t *testing.T) {
 	if err != nil || len(rows) != 5000 {
 		t.Fatalf("rows %d err %v", len(rows), err)
 	}
-	if dorisText(res.Columns[1].Type, rows[0][1]) != "123.45" {
+	if storage.FormatValue(res.Columns[1].Type, rows[0][1]) != "123.45" {
 		t.Fatalf("amount = %v", rows[0][1])
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -309,7 +310,7 @@ func jsonInterface(t storage.Type, v any) any {
 		out := make(map[string]any, len(mv.Keys))
 		for i, k := range mv.Keys {
 			if i < len(mv.Values) {
-				out[scalarText(k)] = jsonInterface(elemType(t.Value), mv.Values[i])
+				out[storage.FormatValue(storage.Type{}, k)] = jsonInterface(elemType(t.Value), mv.Values[i])
 			}
 		}
 		return out
@@ -333,7 +334,7 @@ func jsonInterface(t storage.Type, v any) any {
 	case *big.Int:
 		return decimal.NewFromBigInt(x, 0)
 	case time.Time:
-		return scalarText(x)
+		return storage.FormatValue(storage.Type{}, x)
 	case int8:
 		return int64(x)
 	case int16:
@@ -351,4 +352,13 @@ func elemType(t *storage.Type) storage.Type {
 		return storage.Type{Kind: storage.String}
 	}
 	return *t
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }

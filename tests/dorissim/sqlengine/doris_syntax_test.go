@@ -101,7 +101,7 @@ func TestShowCreateTableAndCatalog(t *testing.T) {
 	mustExec(t, s, "ALTER TABLE kv ADD COLUMN extra DECIMAL(5, 1) NULL COMMENT 'x'")
 	mustExec(t, s, "INSERT INTO kv VALUES (1, 'a', 2.5)")
 	cols, rows = mustRows(t, s, "SELECT * FROM kv")
-	if len(cols) != 3 || dorisText(cols[2].Type, rows[0][2]) != "2.5" {
+	if len(cols) != 3 || storage.FormatValue(cols[2].Type, rows[0][2]) != "2.5" {
 		t.Fatalf("after ADD COLUMN: %v %v", cols, rows)
 	}
 	mustExec(t, s, "ALTER TABLE kv DROP COLUMN extra")

@@ -112,7 +112,7 @@ func queryErr(t *testing.T, s *Session, q string) *storage.Error {
 	return se
 }
 
-// textRows renders rows with dorisText for compact comparisons.
+// textRows renders rows with storage.FormatValue for compact comparisons.
 func textRows(cols []ResultColumn, rows [][]any) [][]string {
 	out := make([][]string, len(rows))
 	for i, r := range rows {
@@ -122,7 +122,7 @@ func textRows(cols []ResultColumn, rows [][]any) [][]string {
 				out[i][j] = "NULL"
 				continue
 			}
-			out[i][j] = dorisText(cols[j].Type, v)
+			out[i][j] = storage.FormatValue(cols[j].Type, v)
 		}
 	}
 	return out

@@ -222,7 +222,7 @@ func appendText(dst []byte, t storage.Type, v any) []byte {
 	case string:
 		return append(dst, x...)
 	}
-	return append(dst, dorisText(t, v)...)
+	return append(dst, storage.FormatValue(t, v)...)
 }
 
 // splitFirstStatement cuts a multi-statement string at the first top-level

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"strings"
 )
 
@@ -244,63 +243,6 @@ func fieldIndex(fields []Field, name string) int {
 
 // formatComplex renders ARRAY/MAP/STRUCT the way Doris prints them, with
 // string-like members double-quoted.
-func formatComplex(t Type, v any) string {
-	var sb strings.Builder
-	writeNested(&sb, t, v)
-	return sb.String()
-}
-
-func writeNested(sb *strings.Builder, t Type, v any) {
-	if v == nil {
-		sb.WriteString("null")
-		return
-	}
-	switch t.Kind {
-	case Array:
-		items, _ := v.([]any)
-		sb.WriteByte('[')
-		for i, it := range items {
-			if i > 0 {
-				sb.WriteString(", ")
-			}
-			writeNested(sb, *t.Elem, it)
-		}
-		sb.WriteByte(']')
-	case Map:
-		m, _ := v.(MapValue)
-		sb.WriteByte('{')
-		for i := range m.Keys {
-			if i > 0 {
-				sb.WriteString(", ")
-			}
-			writeNested(sb, *t.Key, m.Keys[i])
-			sb.WriteByte(':')
-			if i < len(m.Values) {
-				writeNested(sb, *t.Value, m.Values[i])
-			}
-		}
-		sb.WriteByte('}')
-	case Struct:
-		vals, _ := v.([]any)
-		sb.WriteByte('{')
-		for i, f := range t.Fields {
-			if i > 0 {
-				sb.WriteString(", ")
-			}
-			sb.WriteString(strconv.Quote(f.Name))
-			sb.WriteByte(':')
-			if i < len(vals) {
-				writeNested(sb, f.Type, vals[i])
-			}
-		}
-		sb.WriteByte('}')
-	case Char, Varchar, String, Date, DateTime:
-		sb.WriteString(strconv.Quote(FormatValue(t, v)))
-	default:
-		sb.WriteString(FormatValue(t, v))
-	}
-}
-
 func coerceComplex(t Type, v any) (any, error) {
 	switch t.Kind {
 	case Array:
