@@ -235,6 +235,25 @@ func TestAcceptanceStreamLoadErrorURL(t *testing.T) {
 	}
 }
 
+// TestAcceptanceStreamLoadFilterRatioHeader checks that max_filter_ratio is
+// read as the BE reads it, with strtod (be/src/http/action/stream_load.cpp:
+// ctx->max_filter_ratio = strtod(header, nullptr)): the leading number
+// counts, and a value without one is ratio 0, not an error.
+func TestAcceptanceStreamLoadFilterRatioHeader(t *testing.T) {
+	s := startSim(t, Config{})
+	ordersTable(t, s, "fr")
+	ok := loadInto(t, s, "sales", "fr", strings.NewReader("1\ta\t1.00\nbroken\n"), map[string]string{"max_filter_ratio": " 0.5x"})
+	wantFields(t, "ratio 0.5x", ok, map[string]any{"Status": "Success", "NumberLoadedRows": 1.0, "NumberFilteredRows": 1.0})
+	fail := loadInto(t, s, "sales", "fr", strings.NewReader("2\tb\t2.00\nbroken\n"), map[string]string{"max_filter_ratio": "half"})
+	wantFields(t, "ratio half", fail, map[string]any{"Status": "Fail", "NumberLoadedRows": 0.0, "NumberFilteredRows": 1.0})
+	wantContains(t, "ratio half", fail["Message"], "[DATA_QUALITY_ERROR]too many filtered rows")
+	clean := loadInto(t, s, "sales", "fr", strings.NewReader("3\tc\t3.00\n"), map[string]string{"max_filter_ratio": "half"})
+	wantFields(t, "ratio half, nothing filtered", clean, map[string]any{"Status": "Success", "NumberLoadedRows": 1.0})
+	if n := countRows(t, s, "sales.fr"); n != "2" {
+		t.Errorf("rows: %s, want 2", n)
+	}
+}
+
 // TestAcceptanceStreamLoadFaults checks the stream load faults a loader's
 // retry logic is tested with: an HTTP 500 loads nothing, a lost answer has
 // committed (the retry with its label finds FINISHED), and a publish

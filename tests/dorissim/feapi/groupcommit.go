@@ -43,24 +43,13 @@ func groupCommitMode(r *http.Request, label string, twoPC bool) (string, error) 
 // answers with that batch's label and txn. sync_mode returns once the batch
 // is visible, async_mode as soon as the rows are accepted.
 func (a *api) groupCommitLoad(w http.ResponseWriter, r *http.Request, res loadResult, mode string, start time.Time) {
-	db, table := r.PathValue("db"), r.PathValue("table")
 	res.TwoPhaseCommit, res.GroupCommit = "", true
-	req, filtered, err := a.readLoad(r, &res, db, table)
-	if err == nil {
-		err = checkFilterRatio(r.Header, res.NumberTotalRows, int64(len(filtered)))
-	}
-	if err != nil {
-		a.recordFiltered(r, &res, filtered)
-		a.writeLoad(w, res, err, start)
-		return
-	}
-	write := time.Now()
-	out, err := a.cfg.Backend.GroupCommitLoad(db, table, req, mode)
-	res.WriteDataTimeMs = since(write)
-	res.TxnID, res.Label = out.TxnID, out.Label
-	a.recordFiltered(r, &res, append(filtered, out.Rejected...))
-	if err == nil {
-		res.NumberLoadedRows = out.Loaded
-	}
-	a.answerLoad(w, res, err, start)
+	db := r.PathValue("db")
+	a.runLoad(w, r, res, start, loadTarget{
+		apply: func(table string, req storage.LoadRequest, res *loadResult) (int64, []string, error) {
+			out, err := a.cfg.Backend.GroupCommitLoad(db, table, req, mode)
+			res.TxnID, res.Label = out.TxnID, out.Label
+			return out.Loaded, out.Rejected, err
+		},
+	})
 }

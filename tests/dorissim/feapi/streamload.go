@@ -3,10 +3,10 @@ package feapi
 import (
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -41,7 +41,7 @@ func (a *api) streamLoadRedirect(w http.ResponseWriter, r *http.Request, _ strin
 // parsed and loaded in that transaction.
 func (a *api) streamLoad(w http.ResponseWriter, r *http.Request, _ string) {
 	start := time.Now()
-	db, table := r.PathValue("db"), r.PathValue("table")
+	db := r.PathValue("db")
 	// TxnId stays -1 (the BE's default_txn_id) until a txn is begun.
 	res := loadResult{TxnID: -1, Label: r.Header.Get("label"), Comment: r.Header.Get("comment"), TwoPhaseCommit: "false"}
 	twoPC := r.Header.Get("two_phase_commit") == "true"
@@ -72,24 +72,50 @@ func (a *api) streamLoad(w http.ResponseWriter, r *http.Request, _ string) {
 		return
 	}
 	res.TxnID = lt.TxnID()
+	a.runLoad(w, r, res, start, loadTarget{
+		abort: lt.Abort,
+		apply: func(table string, req storage.LoadRequest, res *loadResult) (int64, []string, error) {
+			req.Label, req.TwoPhaseCommit = res.Label, twoPC
+			out, err := lt.Run(table, req)
+			return out.Loaded, out.Rejected, err
+		},
+	})
+}
+
+// loadTarget is where a stream load's rows go: the txn begun from its
+// headers, or (group commit) the table's open batch, which begins nothing
+// before the body is read.
+type loadTarget struct {
+	// abort ends what was begun when the body cannot be loaded; nil when
+	// nothing was.
+	abort func(reason string)
+	// apply loads the parsed rows, filling what the target decides in res
+	// (txn and label for group commit), and returns the rows loaded and the
+	// error-log lines of the rows storage filtered.
+	apply func(table string, req storage.LoadRequest, res *loadResult) (int64, []string, error)
+}
+
+// runLoad is the one stream load flow after the target is chosen: read and
+// parse the body, load it (storage applies max_filter_ratio to every
+// filtered row, see storage.LoadRequest), and answer.
+func (a *api) runLoad(w http.ResponseWriter, r *http.Request, res loadResult, start time.Time, tgt loadTarget) {
+	db, table := r.PathValue("db"), r.PathValue("table")
 	req, filtered, err := a.readLoad(r, &res, db, table)
-	if err == nil {
-		req.Label, req.TwoPhaseCommit = res.Label, twoPC
-		err = checkFilterRatio(r.Header, res.NumberTotalRows, int64(len(filtered)))
-	}
 	if err != nil {
 		a.recordFiltered(r, &res, filtered)
-		lt.Abort(err.Error())
+		if tgt.abort != nil {
+			tgt.abort(err.Error())
+		}
 		a.writeLoad(w, res, err, start)
 		return
 	}
 	write := time.Now()
-	out, err := lt.Run(table, req)
+	loaded, rejected, err := tgt.apply(table, req, &res)
 	res.WriteDataTimeMs = since(write)
 	res.commit = res.WriteDataTimeMs
-	a.recordFiltered(r, &res, append(filtered, out.Rejected...))
+	a.recordFiltered(r, &res, append(filtered, rejected...))
 	if err == nil {
-		res.NumberLoadedRows = out.Loaded
+		res.NumberLoadedRows = loaded
 	}
 	a.answerLoad(w, res, err, start)
 }
@@ -142,31 +168,24 @@ func (a *api) readLoad(r *http.Request, res *loadResult, db, table string) (stor
 	res.StreamLoadPutTimeMs = since(put)
 	res.NumberTotalRows = total
 	if err == nil {
-		// Rows without a partition are filtered in storage under the same
-		// ratio (checkFilterRatio has validated the header when rows were
-		// filtered here; storage needs it either way).
+		// Storage judges these rows and the rows that fit no partition
+		// together against the ratio, once.
 		req.FilteredRows = int64(len(filtered))
-		req.MaxFilterRatio, _ = strconv.ParseFloat(r.Header.Get("max_filter_ratio"), 64)
+		req.MaxFilterRatio = filterRatio(r.Header.Get("max_filter_ratio"))
 	}
 	return req, filtered, err
 }
 
-func checkFilterRatio(h http.Header, total, filtered int64) error {
-	if filtered == 0 {
-		return nil
-	}
-	ratio := 0.0
-	if v := h.Get("max_filter_ratio"); v != "" {
-		f, err := strconv.ParseFloat(v, 64)
-		if err != nil {
-			return fmt.Errorf("invalid max_filter_ratio %q", v)
-		}
-		ratio = f
-	}
-	if float64(filtered) > ratio*float64(total) {
-		return errors.New("[DATA_QUALITY_ERROR]too many filtered rows")
-	}
-	return nil
+// filterRatioPrefix is the longest prefix of a header value that strtod
+// reads as a number.
+var filterRatioPrefix = regexp.MustCompile(`^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?`)
+
+// filterRatio reads the max_filter_ratio header as the BE does
+// (StreamLoadAction: ctx->max_filter_ratio = strtod(header, nullptr)): the
+// leading number, 0 when there is none; a bad value is not an error.
+func filterRatio(v string) float64 {
+	f, _ := strconv.ParseFloat(filterRatioPrefix.FindString(v), 64)
+	return f
 }
 
 // newLabel is the BE's generate_uuid_string: a random UUID.

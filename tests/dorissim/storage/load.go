@@ -29,8 +29,9 @@ type LoadRequest struct {
 	// without a sequence column refuses it.
 	SequenceSource string
 	// MaxFilterRatio is the max_filter_ratio header; FilteredRows counts
-	// rows the front end already filtered. Rows that fit no partition are
-	// filtered against them (see loadFiltered).
+	// rows the front end already filtered. Storage judges them with the rows
+	// that fit no partition against the ratio (loadFiltered), the only
+	// place the ratio is checked.
 	MaxFilterRatio float64
 	FilteredRows   int64
 }

@@ -147,11 +147,12 @@ func (s *Store) Partitions(db, table string) ([]PartitionInfo, []int64, error) {
 	return t.partitionInfos(), counts, nil
 }
 
-// loadFiltered applies max_filter_ratio to a stream load's rows that fit no
-// partition ("no partition for this tuple" in the BE's error log), counted
-// with the rows the front end filtered, over all rows of the load.
+// loadFiltered applies max_filter_ratio, the one place it is checked: the
+// rows the front end filtered (req.FilteredRows) and the rows that fit no
+// partition ("no partition for this tuple" in the BE's error log) together,
+// over all rows of the load, as the BE judges a load once it has run.
 func loadFiltered(req LoadRequest, noPartition int64) error {
-	if noPartition == 0 {
+	if noPartition+req.FilteredRows == 0 {
 		return nil
 	}
 	total := float64(int64(len(req.Rows)) + req.FilteredRows)
