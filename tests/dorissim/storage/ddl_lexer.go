@@ -26,6 +26,9 @@ type tokenStream struct {
 
 func (s *tokenStream) peek() Token { return s.toks[s.pos] }
 
+// peekAt looks n tokens ahead, stopping at the EOF sentinel.
+func (s *tokenStream) peekAt(n int) Token { return s.toks[min(s.pos+n, len(s.toks)-1)] }
+
 func (s *tokenStream) next() Token {
 	t := s.toks[s.pos]
 	if t.Kind != tokEOF {
@@ -35,15 +38,13 @@ func (s *tokenStream) next() Token {
 }
 
 func (s *tokenStream) isKeyword(kw string) bool {
-	t := s.peek()
-	return t.Kind == TokWord && strings.EqualFold(t.Text(), kw)
+	return s.peek().IsWord(kw)
 }
 
 // acceptKeywords consumes the keyword sequence if it is next.
 func (s *tokenStream) acceptKeywords(kws ...string) bool {
 	for i, kw := range kws {
-		t := s.toks[min(s.pos+i, len(s.toks)-1)]
-		if t.Kind != TokWord || !strings.EqualFold(t.Text(), kw) {
+		if !s.peekAt(i).IsWord(kw) {
 			return false
 		}
 	}

@@ -80,43 +80,31 @@ func parsePartitionClause(s *tokenStream, auto bool) (*PartitionDef, error) {
 // parsePartitionColumns reads `(col, ...)` or, for AUTO RANGE,
 // `(date_trunc(col, 'unit'))`.
 func parsePartitionColumns(s *tokenStream, d *PartitionDef) error {
+	if !s.isPunct("(") || !s.peekAt(1).IsWord("date_trunc") {
+		cols, err := parseIdentList(s)
+		d.Columns = cols
+		return err
+	}
+	s.pos += 2 // "(" date_trunc
 	if err := s.expectPunct("("); err != nil {
 		return err
 	}
-	if s.acceptKeywords("date_trunc") {
-		if err := s.expectPunct("("); err != nil {
-			return err
-		}
-		col, err := s.ident()
-		if err != nil {
-			return err
-		}
-		if err := s.expectPunct(","); err != nil {
-			return err
-		}
-		unit, err := s.stringLit()
-		if err != nil {
-			return err
-		}
-		if err := s.expectPunct(")"); err != nil {
-			return err
-		}
-		d.Columns, d.Unit = []string{col}, strings.ToLower(unit)
-		return s.expectPunct(")")
+	col, err := s.ident()
+	if err != nil {
+		return err
 	}
-	for {
-		col, err := s.ident()
-		if err != nil {
-			return err
-		}
-		d.Columns = append(d.Columns, col)
-		if s.acceptPunct(")") {
-			return nil
-		}
-		if err := s.expectPunct(","); err != nil {
-			return err
-		}
+	if err := s.expectPunct(","); err != nil {
+		return err
 	}
+	unit, err := s.stringLit()
+	if err != nil {
+		return err
+	}
+	if err := s.expectPunct(")"); err != nil {
+		return err
+	}
+	d.Columns, d.Unit = []string{col}, strings.ToLower(unit)
+	return s.expectPunct(")")
 }
 
 // parsePartitionItem reads `PARTITION [IF NOT EXISTS] name VALUES ...`
