@@ -33,8 +33,10 @@ type Token struct {
 //     comment with or without a following space, and a backslash right
 //     before the newline carries it onto the next line.
 //   - IDENTIFIER is (LETTER | DIGIT | '_')+ with LETTER taking [a-zA-Z$_] and
-//     every character above U+007F, so every byte of a UTF-8 sequence is a
-//     word byte (even one such as 0xA0 that is a space in Latin-1).
+//     every character above U+007F, letter or not. So every byte above 0x7F
+//     is a word byte, also where it starts a token: a stray 0x85 or 0xA0
+//     (spaces in Latin-1) is not whitespace, as the FE decodes it to U+FFFD,
+//     a LETTER.
 //   - WS is [ \r\n\t]; the legacy sql_scanner.flex also skips \f, kept here.
 //   - A string literal escapes its quote by doubling it or with a
 //     backslash; a backquoted identifier only by doubling the backtick.

@@ -41,14 +41,16 @@ func TestLexDashCommentNeedsNoSpace(t *testing.T) {
 
 // DorisLexer.g4's IDENTIFIER is (LETTER | DIGIT | '_')+ with LETTER covering
 // [a-zA-Z$_] and ~[\u0000-\u007F\uD800-\uDBFF] plus surrogate pairs: every
-// character above U+007F belongs to an identifier, letter or not. So
-// "à" (C3 A0), "Å" (C3 85) and a no-break space U+00A0 (C2 A0) stay inside
-// the word although 0xA0 and 0x85 are spaces in Latin-1.
+// character above U+007F belongs to an identifier, letter or not, and WS is
+// only [ \r\n\t]. So a byte such as 0xA0 or 0x85 (a space in Latin-1, and
+// to unicode.IsSpace) is part of a word even where it starts a token: the FE
+// decodes such a stray byte to U+FFFD, a LETTER. \v is no space either.
 func TestLexNonASCIIIdentifiers(t *testing.T) {
 	cases := map[string][]string{
-		"CREATE TABLE càfé (Åge INT)": {"CREATE", "TABLE", "càfé", "(", "Åge", "INT", ")"},
-		"SELECT 订单号, a\u00a0b FROM t": {"SELECT", "订单号", ",", "a\u00a0b", "FROM", "t"},
-		"SELECT x€ FROM t":            {"SELECT", "x€", "FROM", "t"},
+		"CREATE TABLE càfé (Åge INT)":  {"CREATE", "TABLE", "càfé", "(", "Åge", "INT", ")"},
+		"SELECT 订单号, a\u00a0b FROM t":  {"SELECT", "订单号", ",", "a\u00a0b", "FROM", "t"},
+		"SELECT a, \xa0b, \x85 FROM t": {"SELECT", "a", ",", "\xa0b", ",", "\x85", "FROM", "t"},
+		"SELECT a\vb":                  {"SELECT", "a", "\v", "b"},
 	}
 	for src, want := range cases {
 		if got := significantRaw(t, src); !reflect.DeepEqual(got, want) {
@@ -78,11 +80,11 @@ func TestLexQuotedValues(t *testing.T) {
 
 // The DDL parser sees the same comments and identifiers.
 func TestParseCreateTableDashCommentAndUnicode(t *testing.T) {
-	ct, err := ParseCreateTable("CREATE TABLE càfé (--first column\n`k` INT,\nÅge INT --age\n) DUPLICATE KEY(`k`) DISTRIBUTED BY HASH(`k`) BUCKETS 1")
+	ct, err := ParseCreateTable("CREATE TABLE càfé (--first column\n`k` INT,\nÅge INT --age\n, \xa0x INT) DUPLICATE KEY(`k`) DISTRIBUTED BY HASH(`k`) BUCKETS 1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ct.Def.Name != "càfé" || len(ct.Def.Columns) != 2 || ct.Def.Columns[1].Name != "Åge" {
+	if ct.Def.Name != "càfé" || len(ct.Def.Columns) != 3 || ct.Def.Columns[1].Name != "Åge" || ct.Def.Columns[2].Name != "\xa0x" {
 		t.Fatalf("parsed %q with columns %+v", ct.Def.Name, ct.Def.Columns)
 	}
 }
