@@ -104,3 +104,23 @@ func TestRewriteSkipsDashCommentWithoutSpace(t *testing.T) {
 		t.Errorf("rewrite = %q, %v; want %q", got, err, want)
 	}
 }
+
+// A statement runs with its `--` comments read as Doris reads them
+// (DorisLexer.g4 SIMPLE_COMMENT): no space needed after the dashes, and a
+// backslash right before the newline continues the comment.
+func TestQueryDashCommentsAsDoris(t *testing.T) {
+	s, _, _ := newKV(t)
+	for q, want := range map[string]string{
+		"SELECT 1 --x\n":         "1",
+		"SELECT 2--comment":      "2",
+		"SELECT 3 --x \\\n+ 1\n": "3",
+		"SELECT 4 -- x\n+ 1":     "5",
+		"SELECT '--x' AS c":      "--x",
+		"SELECT 6 - -1 AS minus": "7",
+	} {
+		cols, rows := mustRows(t, s, q)
+		if got := textRows(cols, rows); len(got) != 1 || got[0][0] != want {
+			t.Errorf("%q = %v, want %s", q, got, want)
+		}
+	}
+}

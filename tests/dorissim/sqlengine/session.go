@@ -57,7 +57,10 @@ func (s *Session) Query(ctx context.Context, query string) (*Result, error) {
 		s.open = res
 		return res, nil
 	}
-	withLiterals, err := rewriteCollectionLiterals(body)
+	withLiterals, err := rewriteDashComments(body)
+	if err == nil {
+		withLiterals, err = rewriteCollectionLiterals(withLiterals)
+	}
 	if err == nil {
 		withLiterals, err = rewriteGlobalVars(withLiterals)
 	}
