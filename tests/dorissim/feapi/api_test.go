@@ -300,3 +300,13 @@ func TestShowStatementsAreText(t *testing.T) {
 		}
 	}
 }
+
+// The BE reads max_filter_ratio with strtod: leading white space skipped,
+// the leading number taken, 0 without one.
+func TestFilterRatioReadsLikeStrtod(t *testing.T) {
+	for v, want := range map[string]float64{"0.5": 0.5, " \t0.25": 0.25, "1e-1x": 0.1, ".5": 0.5, "-1": -1, "half": 0, "": 0, "1.": 1} {
+		if got := filterRatio(v); got != want {
+			t.Errorf("filterRatio(%q) = %v, want %v", v, got, want)
+		}
+	}
+}

@@ -176,15 +176,15 @@ func (a *api) readLoad(r *http.Request, res *loadResult, db, table string) (stor
 	return req, filtered, err
 }
 
-// filterRatioPrefix is the longest prefix of a header value that strtod
-// reads as a number.
-var filterRatioPrefix = regexp.MustCompile(`^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?`)
+// filterRatioPrefix is the longest prefix that strtod reads as a decimal
+// number once it has skipped leading white space.
+var filterRatioPrefix = regexp.MustCompile(`^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?`)
 
 // filterRatio reads the max_filter_ratio header as the BE does
 // (StreamLoadAction: ctx->max_filter_ratio = strtod(header, nullptr)): the
 // leading number, 0 when there is none; a bad value is not an error.
 func filterRatio(v string) float64 {
-	f, _ := strconv.ParseFloat(filterRatioPrefix.FindString(v), 64)
+	f, _ := strconv.ParseFloat(filterRatioPrefix.FindString(strings.TrimLeft(v, " \t\n\v\f\r")), 64)
 	return f
 }
 
