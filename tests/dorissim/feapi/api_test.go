@@ -294,7 +294,7 @@ func TestFaultEndpoint(t *testing.T) {
 }
 
 func TestShowStatementsAreText(t *testing.T) {
-	for stmt, want := range map[string]bool{"show frontends": true, "/* c */ SHOW tables": true, "select 1": false, "sh": false} {
+	for stmt, want := range map[string]bool{"show frontends": true, "/* c */ SHOW tables": true, "--c\n-- d\nshow frontends": true, "select 1": false, "sh": false} {
 		if isShow(stmt) != want {
 			t.Errorf("isShow(%q) = %v", stmt, !want)
 		}

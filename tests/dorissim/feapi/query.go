@@ -6,9 +6,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"regexp"
 	"strings"
 	"time"
+
+	"github.com/rpconnect-doris/rpconnect-doris/tests/dorissim/storage"
 )
 
 const (
@@ -99,9 +100,10 @@ func (a *api) query(w http.ResponseWriter, r *http.Request, user string) {
 	ok(w, rs)
 }
 
-var leadingComment = regexp.MustCompile(`^(?:\s+|/\*(?s:.*?)\*/)*`)
-
+// isShow reports whether stmt is a SHOW once its leading comments are
+// skipped as the SQL engine skips them (storage's lexer, so `--` comments
+// count as in Doris).
 func isShow(stmt string) bool {
-	rest := stmt[len(leadingComment.FindString(stmt)):]
-	return len(rest) >= 4 && strings.EqualFold(rest[:4], "show")
+	rest, err := storage.StripLeadingComments(stmt)
+	return err == nil && len(rest) >= 4 && strings.EqualFold(rest[:4], "show")
 }
