@@ -126,7 +126,7 @@ func (t *table) removeDup(row []any) int {
 
 func rowsEqual(cols []Column, a, b []any) bool {
 	for i, c := range cols {
-		if (a[i] == nil) != (b[i] == nil) || FormatValue(c.Type, a[i]) != FormatValue(c.Type, b[i]) {
+		if !valuesEqual(c.Type, a[i], b[i]) {
 			return false
 		}
 	}

@@ -62,3 +62,22 @@ func TestFormatValueFloats(t *testing.T) {
 		}
 	}
 }
+
+// Row equality (DUP deletes, ops applied in a txn's view) must not rely on
+// the text form, which prints ['a", "b'] and ['a', 'b'] alike.
+func TestRowsEqualComparesCollectionsByMember(t *testing.T) {
+	str := Type{Kind: String}
+	cols := []Column{{Name: "a", Type: Type{Kind: Array, Elem: &str}}, {Name: "m", Type: Type{Kind: Map, Key: &str, Value: &str}}}
+	one := []any{[]any{`a", "b`}, MapValue{Keys: []any{`k":"v`}, Values: []any{"w"}}}
+	two := []any{[]any{"a", "b"}, MapValue{Keys: []any{`k":"v`}, Values: []any{"w"}}}
+	if FormatValue(cols[0].Type, one[0]) != FormatValue(cols[0].Type, two[0]) {
+		t.Fatal("expected the two arrays to print alike")
+	}
+	if rowsEqual(cols, one, two) {
+		t.Error("rows with different arrays compare equal")
+	}
+	same := []any{[]any{`a", "b`}, MapValue{Keys: []any{`k":"v`}, Values: []any{"w"}}}
+	if !rowsEqual(cols, one, same) || rowsEqual(cols, one, []any{nil, one[1]}) {
+		t.Error("rowsEqual misjudges equal rows or NULL")
+	}
+}
