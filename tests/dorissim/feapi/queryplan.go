@@ -38,7 +38,8 @@ var (
 	errOneTable = errors.New("Select statement must have only one table")
 )
 
-// queryPlan answers POST/GET /api/{db}/{table}/_query_plan (doris-facts §1.5).
+// queryPlan answers POST/GET /api/{db}/{table}/_query_plan (doris-facts §1.5),
+// listing the tablets of the partitions the WHERE clause can match.
 func (a *api) queryPlan(w http.ResponseWriter, r *http.Request, user string) {
 	db, table := r.PathValue("db"), r.PathValue("table")
 	body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
@@ -77,7 +78,12 @@ func (a *api) queryPlan(w http.ResponseWriter, r *http.Request, user string) {
 		planFail(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	ok(w, a.plan(db, table, sql, info.TabletIDs, info.Def.Columns))
+	tablets, err := a.cfg.Backend.PlanTablets(db, table, sql)
+	if err != nil {
+		planFail(w, http.StatusNotFound, err.Error())
+		return
+	}
+	ok(w, a.plan(db, table, sql, tablets, info.Def.Columns))
 }
 
 func planFail(w http.ResponseWriter, status int, msg string) {
