@@ -81,7 +81,7 @@ func TestAcceptanceShowTablets(t *testing.T) {
 		t.Errorf("WHERE BackendId = 1: %v (err %v)", got, err)
 	}
 	for q, msg := range map[string]string{
-		"SHOW TABLETS FROM sales.events PARTITION p_none":  "Unknown partition: p_none",
+		"SHOW TABLETS FROM sales.events PARTITION p_none":   "Unknown partition: p_none",
 		"SHOW TABLETS FROM sales.events WHERE RowCount = 1": "Where clause should looks like",
 		"SHOW TABLETS FROM sales.nothing":                   "Unknown table",
 	} {
