@@ -29,7 +29,7 @@ func run(args []string) int {
 	password := fs.String("password", "", "password")
 	visibleWait := fs.Duration("visible-wait-timeout", 5*time.Second, "visible wait timeout of @incr reads")
 	demo := fs.Bool("demo", false, "create demo.orders with 1,000 rows and change it every second")
-	timeZone := fs.String("time-zone", "UTC", "the FE's global time_zone: an IANA name (America/New_York) or an offset (+08:00)")
+	timeZone := fs.String("time-zone", "", "the FE's global time_zone: an IANA name (America/New_York) or an offset (+08:00); default: the host's zone (TZ, else /etc/localtime), as a Doris FE starts")
 	clockStart := fs.String("clock-start", "", "RFC 3339 instant the simulator clock starts at, then runs at normal speed (e.g. 2026-11-01T05:59:30Z)")
 	if err := fs.Parse(args); err != nil {
 		return 2

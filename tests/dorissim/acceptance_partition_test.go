@@ -37,15 +37,29 @@ func seedPartitioned(t *testing.T) (*Server, *fakeClock) {
 }
 
 // TestAcceptancePartitionRejectsRowWithoutPartition: an INSERT whose row is
-// past every partition fails with Doris's strict-mode text and writes
-// nothing; the same row is accepted once ADD PARTITION covers it.
+// past every partition fails with Doris's strict-mode text carrying the
+// BE's first error, "no partition for this tuple" (what Doris's regression
+// suites expect from INSERT ... VALUES, e.g.
+// regression-test/suites/datatype_p0/timestamptz/test_timestamptz_storage.groovy
+// `exception "no partition for this tuple"`; the text is built by
+// nereids/trees/plans/commands/insert/AbstractInsertExecutor.java,
+// OlapInsertExecutor.onFail and InsertUtils.getFinalErrorMsg from the BE's
+// be/src/exec/sink/vrow_distribution.cpp message), as MySQL error 1105
+// (ERR_UNKNOWN_ERROR), and writes nothing; the same row is accepted once ADD
+// PARTITION covers it.
 func TestAcceptancePartitionRejectsRowWithoutPartition(t *testing.T) {
 	s, _ := seedPartitioned(t)
 	conn := mysqlConn(t, s)
 	_, err := conn.ExecContext(testCtx(t), "INSERT INTO sales.events VALUES ('2026-09-14', 4, 'd'), ('2026-09-15', 5, 'e')")
 	var me *mysql.MySQLError
-	if !errors.As(err, &me) || me.Number != 1105 || me.Message != "errCode = 2, detailMessage = Insert has filtered data in strict mode" {
-		t.Fatalf("insert past the last partition: %v", err)
+	want := "errCode = 2, detailMessage = Insert has filtered data in strict mode. first_error_msg: " +
+		`no partition for this tuple. tuple=[{"dt(DATE)":"2026-09-15","id(BIGINT)":"5","v(VARCHAR(8))":"e"}]. Src line: `
+	if !errors.As(err, &me) || me.Number != 1105 || me.Message != want {
+		t.Fatalf("insert past the last partition: %v\nwant %s", err, want)
+	}
+	if _, err := newFlightSession(t, s).text("INSERT INTO sales.events VALUES ('2026-10-01', 7, 'g')"); err == nil ||
+		!strings.Contains(err.Error(), "no partition for this tuple") {
+		t.Fatalf("insert past the last partition over Flight: %v", err)
 	}
 	if rows, _ := mysqlText(testCtx(t), conn, "SELECT COUNT(*) FROM sales.events"); rows[0][0] != "3" {
 		t.Fatalf("a rejected INSERT wrote rows: count %v", rows)

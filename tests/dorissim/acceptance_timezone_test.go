@@ -231,3 +231,52 @@ func TestAcceptanceGlobalTimeZone(t *testing.T) {
 		t.Errorf("start with an unknown zone: %v", err)
 	}
 }
+
+// TestAcceptanceDefaultTimeZoneIsHostZone: a Doris FE starts with its host's
+// zone ID as the global time_zone, never MySQL's SYSTEM
+// (fe/fe-core/src/main/java/org/apache/doris/qe/SessionVariable.java:
+// `timeZone = TimeUtils.getSystemTimeZone().getID()`, and
+// fe/fe-common/.../common/util/TimeUtils.java getSystemTimeZone: the JVM
+// default zone, from TZ, through Doris's alias map), and every value that
+// @@time_zone reads back can be SET again, globally and per session.
+func TestAcceptanceDefaultTimeZoneIsHostZone(t *testing.T) {
+	t.Setenv("TZ", "America/Sao_Paulo")
+	s := startSim(t, Config{})
+	q := "SELECT @@time_zone, @@global.time_zone"
+	host := [][]string{{"America/Sao_Paulo", "America/Sao_Paulo"}}
+	if got := statementText(t, s, q); !equalRows(got, host) {
+		t.Errorf("statement API on a fresh FE %v, want %v", got, host)
+	}
+	if got, err := newFlightSession(t, s).text(q); err != nil || !equalRows(got, host) {
+		t.Errorf("flight on a fresh FE %v (err %v), want %v", got, err, host)
+	}
+	conn := mysqlConn(t, s)
+	if got, err := mysqlText(testCtx(t), conn, "SHOW GLOBAL VARIABLES LIKE 'time_zone'"); err != nil ||
+		!equalRows(got, [][]string{{"time_zone", "America/Sao_Paulo"}}) {
+		t.Errorf("SHOW GLOBAL VARIABLES on a fresh FE: %v (err %v)", got, err)
+	}
+	for _, v := range []string{"America/Sao_Paulo", "+8:00", "utc", "CST", "GMT+8:00", "Asia/Tokyo", "-05:00", "Etc/UTC"} {
+		if _, err := conn.ExecContext(testCtx(t), "SET GLOBAL time_zone = '"+v+"'"); err != nil {
+			t.Fatalf("SET GLOBAL time_zone = '%s': %v", v, err)
+		}
+		read, err := mysqlText(testCtx(t), conn, "SELECT @@global.time_zone")
+		if err != nil {
+			t.Fatal(err)
+		}
+		back := read[0][0]
+		for _, stmt := range []string{"SET GLOBAL time_zone = '" + back + "'", "SET time_zone = '" + back + "'"} {
+			if _, err := conn.ExecContext(testCtx(t), stmt); err != nil {
+				t.Errorf("%s (read back after SET GLOBAL '%s'): %v", stmt, v, err)
+			}
+		}
+		if got, _ := mysqlText(testCtx(t), conn, q); !equalRows(got, [][]string{{back, back}}) {
+			t.Errorf("after setting the read-back %q again: %v", back, got)
+		}
+	}
+	for tz, want := range map[string]string{":Asia/Tokyo": "Asia/Tokyo", "Mars/Olympus": "UTC", "GMT": "UTC", "EST5EDT": "UTC"} {
+		t.Setenv("TZ", tz)
+		if got := statementText(t, startSim(t, Config{}), "SELECT @@time_zone"); !equalRows(got, [][]string{{want}}) {
+			t.Errorf("TZ=%s: fresh FE time_zone %v, want %s", tz, got, want)
+		}
+	}
+}

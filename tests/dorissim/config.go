@@ -22,7 +22,8 @@ type Config struct {
 	// a demo on a DST transition. Exclusive with Clock.
 	ClockStart time.Time
 	// TimeZone is the FE's global time_zone (an IANA name such as
-	// America/New_York, or an offset such as +08:00); default UTC.
+	// America/New_York, or an offset such as +08:00); default: the host's
+	// zone ID, as a Doris FE starts (sqlengine.HostTimeZone).
 	TimeZone string
 	Demo     bool
 	Logf     func(format string, args ...any)

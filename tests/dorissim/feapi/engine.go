@@ -20,6 +20,9 @@ type Backend interface {
 	NewSession(user string) Session
 	CurrentTSO() storage.TSO
 	Table(db, table string) (*storage.TableInfo, error)
+	// PlanTablets lists the tablets of the partitions a plan statement's
+	// WHERE clause can match (storage.Store.PlanTablets).
+	PlanTablets(db, table, sql string) ([]int64, error)
 	// BeginLoad begins a stream load's txn and reserves its label.
 	BeginLoad(db, label string) (LoadTxn, error)
 	// Txn2PC commits or aborts a pre-committed load by txn id (or label when 0).

@@ -44,6 +44,14 @@ func (b *fakeBackend) Table(db, table string) (*storage.TableInfo, error) {
 	return &storage.TableInfo{DB: db, Def: ordersDef, TabletIDs: []int64{11017, 11018}}, nil
 }
 
+func (b *fakeBackend) PlanTablets(db, table, sql string) ([]int64, error) {
+	info, err := b.Table(db, table)
+	if err != nil {
+		return nil, err
+	}
+	return info.TabletIDs, nil
+}
+
 // BeginLoad reserves the label; fakeLoadTxn records what Run receives.
 func (b *fakeBackend) BeginLoad(db, label string) (LoadTxn, error) {
 	b.mu.Lock()

@@ -5,12 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"io"
 	"net/http"
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/rpconnect-doris/rpconnect-doris/tests/dorissim/storage"
 )
 
 type planPartition struct {
@@ -38,7 +39,8 @@ var (
 	errOneTable = errors.New("Select statement must have only one table")
 )
 
-// queryPlan answers POST/GET /api/{db}/{table}/_query_plan (doris-facts §1.5).
+// queryPlan answers POST/GET /api/{db}/{table}/_query_plan (doris-facts §1.5),
+// listing the tablets of the partitions the WHERE clause can match.
 func (a *api) queryPlan(w http.ResponseWriter, r *http.Request, user string) {
 	db, table := r.PathValue("db"), r.PathValue("table")
 	body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
@@ -77,7 +79,12 @@ func (a *api) queryPlan(w http.ResponseWriter, r *http.Request, user string) {
 		planFail(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	ok(w, a.plan(db, table, sql, info.TabletIDs, info.Def.Columns))
+	tablets, err := a.cfg.Backend.PlanTablets(db, table, sql)
+	if err != nil {
+		planFail(w, http.StatusNotFound, err.Error())
+		return
+	}
+	ok(w, a.plan(db, table, sql, tablets, storage.SchemaHash(db, table, info.Def)))
 }
 
 func planFail(w http.ResponseWriter, status int, msg string) {
@@ -132,9 +139,7 @@ func (a *api) validatePlanSQL(r *http.Request, user, sql string) error {
 	return res.Close()
 }
 
-func (a *api) plan(db, table, sql string, tablets []int64, cols any) planData {
-	colText, _ := json.Marshal(cols)
-	hash := int64(crc32.ChecksumIEEE([]byte(db + "." + table + string(colText))))
+func (a *api) plan(db, table, sql string, tablets []int64, hash int64) planData {
 	d := planData{Partitions: map[string]planPartition{}, Status: http.StatusOK}
 	for _, id := range tablets {
 		d.Partitions[strconv.FormatInt(id, 10)] = planPartition{

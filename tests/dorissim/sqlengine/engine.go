@@ -26,7 +26,8 @@ type Config struct {
 	// Frontend gives the ports SHOW FRONTENDS reports, read at query time.
 	Frontend func() Frontend
 	// TimeZone is the global time_zone new sessions start with (named IANA
-	// zone or offset, as SET time_zone accepts); "" means DefaultTimeZone.
+	// zone or offset, as SET time_zone accepts); "" means the host's zone,
+	// as a Doris FE defaults it (HostTimeZone).
 	TimeZone string
 }
 
@@ -63,7 +64,7 @@ func New(cfg Config) (*Engine, error) {
 		cfg.Frontend = func() Frontend { return Frontend{Host: "127.0.0.1"} }
 	}
 	if cfg.TimeZone == "" {
-		cfg.TimeZone = DefaultTimeZone
+		cfg.TimeZone = HostTimeZone()
 	}
 	zone, err := standardizeTimeZone(cfg.TimeZone)
 	if err != nil {

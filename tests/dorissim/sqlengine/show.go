@@ -27,6 +27,9 @@ func (s *Session) show(c *cursor) (*Result, bool, error) {
 	case c.accept("partitions"):
 		r, err := s.showPartitions(c)
 		return r, true, err
+	case c.accept("tablets"):
+		r, err := s.showTablets(c)
+		return r, true, err
 	case c.accept("frontends"):
 		return s.showFrontends(), true, nil
 	case c.accept("databases"), c.accept("schemas"):

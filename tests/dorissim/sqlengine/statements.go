@@ -34,6 +34,9 @@ func (s *Session) dorisStatement(gctx *sql.Context, body string) (*Result, bool,
 	case c.accept("alter", "table"):
 		r, err := s.alterTable(gctx, c)
 		return r, true, err
+	case c.accept("show", "global", "variables"):
+		r, err := s.showGlobalVariables(gctx, body)
+		return r, true, err
 	case c.accept("show"):
 		return s.show(c)
 	case c.accept("use"):

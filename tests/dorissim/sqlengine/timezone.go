@@ -13,10 +13,6 @@ import (
 	"github.com/rpconnect-doris/rpconnect-doris/tests/dorissim/storage"
 )
 
-// DefaultTimeZone is the simulator's global time_zone unless configured. A
-// real FE defaults to its host's zone; tests pick theirs explicitly.
-const DefaultTimeZone = "UTC"
-
 // offsetZone is Doris's TIMEZONE_OFFSET_FORMAT_REG: [+-]h:mm or [+-]hh:mm.
 var offsetZone = regexp.MustCompile(`^[+-]?\d{1,2}:\d{2}$`)
 

@@ -1,20 +1,9 @@
 package storage
 
-import (
-	"fmt"
-	"strings"
-)
+import "strings"
 
 // ErrNameInsertFiltered marks the rejection of rows that fit no partition.
 const ErrNameInsertFiltered = "INSERT_FILTERED"
-
-// errNoPartition is how an INSERT fails in strict mode (enable_insert_strict,
-// on by default) when a row fits no partition: the BE filters the row ("no
-// partition for this tuple", VTabletWriter) and the FE fails the statement
-// with this text (AbstractInsertExecutor).
-func errNoPartition() *Error {
-	return &Error{Code: CodeGeneric, Name: ErrNameInsertFiltered, Message: "Insert has filtered data in strict mode"}
-}
 
 // routeRow reports whether the row has a partition, creating the AUTO RANGE
 // partition it needs first. Doris creates such partitions during the load,
@@ -48,7 +37,7 @@ func (t *table) checkRoutedLocked(ops []op) error {
 	}
 	for _, o := range ops {
 		if !o.del && t.partitionOf(o.row) == nil {
-			return errNoPartition()
+			return errNoPartition(t.def.Columns, o.row)
 		}
 	}
 	return nil
@@ -168,19 +157,5 @@ func loadFiltered(req LoadRequest, noPartition int64) error {
 // [%s]; " frame with an empty src line). The BE's headers name its internal
 // types (Int32, Nullable(String)); the simulator names the column's SQL type.
 func noPartitionReason(cols []Column, row []any) string {
-	var b strings.Builder
-	b.WriteString("Reason: no partition for this tuple. tuple=[{")
-	for i, c := range cols {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		v := "NULL"
-		if i < len(row) && row[i] != nil {
-			v = FormatValue(c.Type, row[i])
-		}
-		// Unescaped, as the BE writes them.
-		fmt.Fprintf(&b, `"%s(%s)":"%s"`, c.Name, c.Type, v)
-	}
-	b.WriteString("}]. src line []; ")
-	return b.String()
+	return "Reason: no partition for this tuple. tuple=" + tupleJSON(cols, row) + ". src line []; "
 }

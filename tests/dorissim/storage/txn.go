@@ -81,7 +81,7 @@ func (tx *Txn) Insert(db, table string, row []any) error {
 		return fmt.Errorf("insert into %s.%s: %w", db, table, asError(err))
 	}
 	if !tx.s.routeRow(tt.t, norm) {
-		return errNoPartition()
+		return errNoPartition(cols, norm)
 	}
 	tt.ops = append(tt.ops, op{row: norm})
 	return nil
@@ -106,7 +106,7 @@ func (tx *Txn) Update(db, table string, old, new []any) error {
 		return fmt.Errorf("update %s.%s: %w", db, table, asError(err))
 	}
 	if !tx.s.routeRow(tt.t, newN) {
-		return errNoPartition()
+		return errNoPartition(cols, newN)
 	}
 	if tt.t.keyOf(oldN) != tt.t.keyOf(newN) {
 		tt.ops = append(tt.ops, op{del: true, row: oldN})
