@@ -10,7 +10,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/cenkalti/backoff/v4"
 	"github.com/go-sql-driver/mysql"
 	"github.com/redpanda-data/benthos/v4/public/service"
 
@@ -53,10 +52,10 @@ func New(conf Config, log *service.Logger) (*Cache, error) {
 	db.SetMaxOpenConns(4)
 	db.SetMaxIdleConns(2)
 	db.SetConnMaxIdleTime(5 * time.Minute)
-	if conf.Backoff == nil {
-		conf.Backoff = backoff.NewExponentialBackOff()
+	if conf.Backoff == (doris.BackoffPolicy{}) {
+		conf.Backoff = defaultBackoff
 	}
-	if conf.Backoff.MaxElapsedTime <= 0 {
+	if conf.Backoff.MaxElapsed <= 0 {
 		return nil, fmt.Errorf("cache %s for %s.%s: field %s.max_elapsed_time must be positive: with no limit an operation against an unreachable Doris never ends", Name, conf.DB, conf.Table, fieldBackoff)
 	}
 	name := conf.DB + "." + conf.Table
@@ -102,7 +101,7 @@ func (c *Cache) Get(ctx context.Context, key string) ([]byte, error) {
 // Get on any FE sees it. The TTL is ignored: entries never expire.
 func (c *Cache) Set(ctx context.Context, key string, value []byte, _ *time.Duration) error {
 	if err := checkEntry(key, value); err != nil {
-		return c.opErr("set", key, &permanentError{err})
+		return c.opErr("set", key, doris.Permanent(clipped(err)))
 	}
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
@@ -203,7 +202,7 @@ func (c *Cache) ensureTable(ctx context.Context) error {
 
 func (c *Cache) opErr(op, key string, err error) error {
 	if rejected(err) {
-		err = &permanentError{err}
+		err = doris.Permanent(clipped(err))
 	}
 	return fmt.Errorf("doris cache %s: %s %q: %w", c.name, op, key, err)
 }

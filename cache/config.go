@@ -4,7 +4,6 @@ import (
 	"crypto/tls"
 	"fmt"
 
-	"github.com/cenkalti/backoff/v4"
 	"github.com/redpanda-data/benthos/v4/public/service"
 
 	"github.com/rpconnect-doris/rpconnect-doris/doris"
@@ -18,7 +17,7 @@ type Config struct {
 	TLS         *tls.Config // nil: plaintext
 	DB, Table   string
 	CreateTable bool
-	Backoff     *backoff.ExponentialBackOff // template; copied per operation
+	Backoff     doris.BackoffPolicy // per operation; zero: the spec's default
 }
 
 func configFromParsed(pc *service.ParsedConfig) (Config, error) {
@@ -54,9 +53,13 @@ func configFromParsed(pc *service.ParsedConfig) (Config, error) {
 	if c.CreateTable, err = pc.FieldBool(fieldCreateTable); err != nil {
 		return c, err
 	}
-	if c.Backoff, err = pc.FieldBackOff(fieldBackoff); err != nil {
+	b, err := pc.FieldBackOff(fieldBackoff)
+	if err != nil {
 		return c, err
 	}
+	// Benthos parses the field into the library's type; the cache waits
+	// as every other retry loop of the bundle does.
+	c.Backoff = doris.BackoffPolicy{Base: b.InitialInterval, Max: b.MaxInterval, MaxElapsed: b.MaxElapsedTime}
 	return c, nil
 }
 

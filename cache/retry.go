@@ -10,9 +10,10 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/cenkalti/backoff/v4"
 	"github.com/go-sql-driver/mysql"
 	"github.com/redpanda-data/benthos/v4/public/service"
+
+	"github.com/rpconnect-doris/rpconnect-doris/doris"
 )
 
 // errUnconfirmed is a Set whose row did not read back with its value.
@@ -50,20 +51,21 @@ func rejected(err error) bool {
 	return me.Number == 1105 && slices.ContainsFunc(dataErrorTexts, func(s string) bool { return strings.Contains(me.Message, s) })
 }
 
-// permanentError marks an error of a cache operation that trying again
-// cannot make succeed, for callers such as the doris_binlog input, which
-// stops instead of retrying a checkpoint write that cannot succeed.
-type permanentError struct{ err error }
+// clippedError is a rejected operation's error with its text clipped; it
+// is marked doris.Permanent for callers such as the doris_binlog input,
+// which stops instead of retrying a checkpoint write that cannot succeed.
+type clippedError struct{ err error }
 
-func (e *permanentError) Error() string   { return clip(e.err.Error()) }
-func (e *permanentError) Unwrap() error   { return e.err }
-func (e *permanentError) Permanent() bool { return true }
+func (e *clippedError) Error() string { return clip(e.err.Error()) }
+func (e *clippedError) Unwrap() error { return e.err }
+
+func clipped(err error) error { return &clippedError{err: err} }
 
 // retrier runs an operation again after connection errors, with the
 // configured backoff, until it succeeds, fails for good, runs out of time or
 // ctx ends.
 type retrier struct {
-	policy *backoff.ExponentialBackOff
+	policy doris.BackoffPolicy
 	// attempt bounds one try of an operation: the driver's socket timeouts
 	// bound each read and write only, which a server trickling bytes keeps
 	// alive, and a caller's ctx may have no deadline.
@@ -76,8 +78,7 @@ type retrier struct {
 }
 
 func (r *retrier) do(ctx context.Context, op string, fn func(context.Context) error) error {
-	b := *r.policy
-	b.Reset()
+	began := time.Now()
 	for attempt := 1; ; attempt++ {
 		err := r.try(ctx, fn)
 		if err == nil || permanent(err) {
@@ -86,19 +87,15 @@ func (r *retrier) do(ctx context.Context, op string, fn func(context.Context) er
 			}
 			return err
 		}
-		wait := b.NextBackOff()
-		if wait == backoff.Stop {
-			return fmt.Errorf("gave up after %d attempts in %s: %w", attempt, b.GetElapsedTime().Round(time.Millisecond), err)
+		wait, ok := r.policy.WaitWithin(attempt, time.Since(began))
+		if !ok {
+			return fmt.Errorf("gave up after %d attempts in %s: %w", attempt, time.Since(began).Round(time.Millisecond), err)
 		}
 		if r.failing.CompareAndSwap(false, true) {
-			r.warnf("doris cache %s: %s failed, retrying for up to %s: %v", r.name, op, b.MaxElapsedTime, err)
+			r.warnf("doris cache %s: %s failed, retrying for up to %s: %v", r.name, op, r.policy.MaxElapsed, err)
 		}
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return fmt.Errorf("%w (last error: %v)", ctx.Err(), err)
-		case <-t.C:
+		if serr := doris.Sleep(ctx, wait); serr != nil {
+			return fmt.Errorf("%w (last error: %v)", serr, err)
 		}
 	}
 }

@@ -13,6 +13,8 @@ import (
 
 	"github.com/cenkalti/backoff/v4"
 	"github.com/redpanda-data/benthos/v4/public/service"
+
+	"github.com/rpconnect-doris/rpconnect-doris/doris"
 )
 
 // Name is the cache's name in a config.
@@ -52,12 +54,13 @@ Connection errors are retried with ` + "`" + fieldBackoff + "`" + `. Errors that
 
 The password and the connection string never appear in logs or errors.`
 
+// defaultBackoff is the backoff field's default.
+var defaultBackoff = doris.BackoffPolicy{Base: 200 * time.Millisecond, Max: 5 * time.Second, MaxElapsed: 60 * time.Second}
+
 // Spec describes the cache's config.
 func Spec() *service.ConfigSpec {
-	defaultBackoff := backoff.NewExponentialBackOff()
-	defaultBackoff.InitialInterval = 200 * time.Millisecond
-	defaultBackoff.MaxInterval = 5 * time.Second
-	defaultBackoff.MaxElapsedTime = 60 * time.Second
+	defaults := backoff.NewExponentialBackOff()
+	defaults.InitialInterval, defaults.MaxInterval, defaults.MaxElapsedTime = defaultBackoff.Base, defaultBackoff.Max, defaultBackoff.MaxElapsed
 	return service.NewConfigSpec().
 		Stable().
 		Categories("Services").
@@ -82,8 +85,8 @@ func Spec() *service.ConfigSpec {
 			service.NewBoolField(fieldCreateTable).
 				Description("Create the table (with the DDL above) on the first connection if it does not exist.").
 				Default(true),
-			service.NewBackOffField(fieldBackoff, false, defaultBackoff).
-				Description("Retries of connection errors within one operation. When `max_elapsed_time` runs out the operation fails; the `doris_binlog` input then tries its checkpoint `Set` again with the next ack, and stops after 5 minutes of failures. `max_elapsed_time` must be positive: an operation never retries without end. Each attempt is bounded too, by `connectTimeout` plus three times `socketTimeout` of `jdbc_url` (30s + 3 × 60s by default); an attempt that runs out counts as a connection error. What retrying cannot fix is not retried and is reported as permanent, so that the input stops at once: access denied, an unknown database, table or column, and a value Doris rejects (longer than the column, or than `string_type_length_soft_limit_bytes` for the STRING column).").
+			service.NewBackOffField(fieldBackoff, false, defaults).
+				Description("Retries of connection errors within one operation. The wait doubles from `initial_interval` up to `max_interval`, each wait jittered into its upper half. When `max_elapsed_time` runs out the operation fails; the `doris_binlog` input then tries its checkpoint `Set` again with the next ack, and stops after 5 minutes of failures. `max_elapsed_time` must be positive: an operation never retries without end. Each attempt is bounded too, by `connectTimeout` plus three times `socketTimeout` of `jdbc_url` (30s + 3 × 60s by default); an attempt that runs out counts as a connection error. What retrying cannot fix is not retried and is reported as permanent, so that the input stops at once: access denied, an unknown database, table or column, and a value Doris rejects (longer than the column, or than `string_type_length_soft_limit_bytes` for the STRING column).").
 				Advanced().
 				LintRule(`root = if this.max_elapsed_time.or("1m").parse_duration() <= 0 { [ "backoff.max_elapsed_time must be positive: with no limit an operation against an unreachable Doris never ends" ] }`),
 		).

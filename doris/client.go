@@ -8,7 +8,6 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"net"
 	"net/http"
 	"time"
@@ -20,13 +19,14 @@ const (
 	defaultRetries        = 3
 	defaultConnectTimeout = 60 * time.Second
 	defaultReadTimeout    = 60 * time.Second
-	defaultBackoffBase    = 200 * time.Millisecond
-	defaultBackoffMax     = 5 * time.Second
 )
 
-// ClientConfig configures a Client.
+// ClientConfig configures a Client, and the HTTP client of every caller of
+// the FEs (NewHTTPClient).
 type ClientConfig struct {
-	FENodes            []string // host:port
+	// FENodes are host:port, tried in this order, starting from the FE that
+	// last answered (FERotation).
+	FENodes            []string
 	Username, Password string
 	TLS                *tls.Config // nil: http
 	Retries            int         // attempts in total per call; 0 means 3
@@ -35,29 +35,27 @@ type ClientConfig struct {
 	Logger             *service.Logger // may be nil
 }
 
+// DefaultFEBackoff is how a call waits between its attempts over the FEs:
+// 200ms doubling, capped at 5s, jittered.
+var DefaultFEBackoff = BackoffPolicy{Base: 200 * time.Millisecond, Max: 5 * time.Second}
+
 // Client talks to the FE HTTP API of a Doris cluster.
 //
-// Retry policy: each call makes at most Retries attempts. Attempt i goes to
-// FE (start+i) mod n of an order shuffled once at construction, where start is
-// the FE that last answered, so a healthy FE keeps serving and Host() stays
-// stable. Between attempts the client sleeps an exponential, jittered backoff
-// (200ms doubling, capped at 5s) that honours ctx. Transport errors, 5xx, 408,
-// 429 and unparsable bodies are retried because another FE (or a moment
-// later) may answer; 401/403 and other 4xx, and Doris errors reported with
-// code != 0 on statements, are returned at once because they repeat on every
-// FE.
+// Retry policy: each call makes at most Retries attempts over the FEs in
+// FERotation's order, so a healthy FE keeps serving and Host() stays
+// stable. Between attempts the client sleeps DefaultFEBackoff, honouring
+// ctx. Transport errors, 5xx, 408, 429 and unparsable bodies are retried
+// because another FE (or a moment later) may answer; 401/403 and other
+// 4xx, and Doris errors reported with code != 0 on statements, are
+// returned at once because they repeat on every FE.
 type Client struct {
 	fes      *FERotation
 	user     string
 	password string
 	scheme   string
-	retries  int
+	retry    RetryPolicy
 	readTO   time.Duration
 	hc       *http.Client
-	log      *service.Logger
-
-	backoffBase time.Duration
-	backoffMax  time.Duration
 }
 
 // NewClient validates cfg and builds a Client.
@@ -79,23 +77,15 @@ func NewClient(cfg ClientConfig) (*Client, error) {
 	if cfg.ConnectTimeout < 0 || cfg.ReadTimeout < 0 {
 		return nil, errors.New("doris client: timeouts must not be negative")
 	}
-	rand.Shuffle(len(fes), func(i, j int) { fes[i], fes[j] = fes[j], fes[i] })
-	c := &Client{
-		fes:         NewFERotation(fes),
-		user:        cfg.Username,
-		password:    cfg.Password,
-		scheme:      "http",
-		retries:     orDefault(cfg.Retries, defaultRetries),
-		readTO:      orDefault(cfg.ReadTimeout, defaultReadTimeout),
-		log:         cfg.Logger,
-		backoffBase: defaultBackoffBase,
-		backoffMax:  defaultBackoffMax,
-	}
-	if cfg.TLS != nil {
-		c.scheme = "https"
-	}
-	c.hc = newHTTPClient(cfg.TLS, orDefault(cfg.ConnectTimeout, defaultConnectTimeout), c.readTO)
-	return c, nil
+	return &Client{
+		fes:      NewFERotation(fes),
+		user:     cfg.Username,
+		password: cfg.Password,
+		scheme:   cfg.Scheme(),
+		retry:    RetryPolicy{Attempts: orDefault(cfg.Retries, defaultRetries), Backoff: DefaultFEBackoff, Log: cfg.Logger},
+		readTO:   orDefault(cfg.ReadTimeout, defaultReadTimeout),
+		hc:       NewHTTPClient(cfg),
+	}, nil
 }
 
 func orDefault[T int | time.Duration](v, def T) T {
@@ -105,34 +95,10 @@ func orDefault[T int | time.Duration](v, def T) T {
 	return v
 }
 
-func newHTTPClient(tlsConf *tls.Config, connectTO, readTO time.Duration) *http.Client {
-	dialer := &net.Dialer{Timeout: connectTO, KeepAlive: 30 * time.Second}
-	tr := &http.Transport{
-		Proxy:                 http.ProxyFromEnvironment,
-		DialContext:           dialer.DialContext,
-		TLSHandshakeTimeout:   connectTO,
-		ResponseHeaderTimeout: readTO,
-		MaxIdleConnsPerHost:   4,
-		IdleConnTimeout:       90 * time.Second,
-		ForceAttemptHTTP2:     false,
-	}
-	if tlsConf != nil {
-		tr.TLSClientConfig = tlsConf.Clone()
-	}
-	// Redirects would resend Basic credentials to another host; the FE
-	// endpoints used here never redirect.
-	return &http.Client{
-		Transport: tr,
-		CheckRedirect: func(*http.Request, []*http.Request) error {
-			return http.ErrUseLastResponse
-		},
-	}
-}
-
 // Host returns the host (without port) of the FE that last answered, or of
 // the first FE tried when none has answered yet.
 func (c *Client) Host() string {
-	host, _, _ := net.SplitHostPort(c.feAt(0))
+	host, _, _ := net.SplitHostPort(c.fes.At(c.fes.Start(), 0))
 	return host
 }
 
@@ -141,42 +107,7 @@ func (c *Client) Close() {
 	c.hc.CloseIdleConnections()
 }
 
-func (c *Client) feAt(attempt int) string { return c.fes.At(c.fes.Start(), attempt) }
-
-func (c *Client) markGood(fe string) { c.fes.MarkGood(fe) }
-
-// withRetry runs fn against successive FEs until it succeeds, returns a
-// permanent error, the attempts are used up or ctx ends.
+// withRetry runs fn over the FEs as the retry policy says.
 func (c *Client) withRetry(ctx context.Context, op string, fn func(ctx context.Context, fe string) error) error {
-	var last error
-	start := c.fes.Start()
-	for i := range c.retries {
-		if i > 0 {
-			if err := c.sleep(ctx, i); err != nil {
-				return fmt.Errorf("%s: %w (last error: %w)", op, err, last)
-			}
-		}
-		fe := c.fes.At(start, i)
-		err := fn(ctx, fe)
-		if err == nil {
-			c.markGood(fe)
-			return nil
-		}
-		if ctxErr := ctx.Err(); ctxErr != nil {
-			// The attempt may have failed on its own just as ctx ended; the
-			// caller asked to stop, so that is what the error must say.
-			return fmt.Errorf("%s: %w (last error: %w)", op, ctxErr, err)
-		}
-		if !isRetryable(err) {
-			return err
-		}
-		last = err
-		// The caller reports the incident once; each attempt is detail.
-		c.log.Debugf("Doris %s attempt %d/%d failed: %v", op, i+1, c.retries, err)
-	}
-	return fmt.Errorf("%s failed after %d attempts: %w", op, c.retries, last)
-}
-
-func (c *Client) sleep(ctx context.Context, attempt int) error {
-	return Sleep(ctx, Backoff(c.backoffBase, c.backoffMax, attempt))
+	return c.fes.Do(ctx, c.retry, op, fn)
 }

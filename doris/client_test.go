@@ -27,8 +27,8 @@ func TestNewClientValidation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.retries != defaultRetries || c.scheme != "http" {
-		t.Fatalf("defaults: retries %d scheme %s", c.retries, c.scheme)
+	if c.retry.Attempts != defaultRetries || c.scheme != "http" {
+		t.Fatalf("defaults: retries %d scheme %s", c.retry.Attempts, c.scheme)
 	}
 }
 
@@ -41,7 +41,8 @@ func TestAuthHeaderSentAndWrongPasswordIsNotRetried(t *testing.T) {
 	f.hits.Store(0)
 	bad := testClient(t, ClientConfig{Retries: 3, Username: testUser, Password: "wrong-pw"}, f.addr())
 	_, err := bad.CurrentTSO(testCtx(t))
-	if err == nil || !IsAuthError(err) {
+	var re *RequestError
+	if !errors.As(err, &re) || re.Status != http.StatusUnauthorized {
 		t.Fatalf("want auth error, got %v", err)
 	}
 	if n := f.hits.Load(); n != 1 {
@@ -71,8 +72,8 @@ func TestRetryMovesToNextFEWhenOneRefuses(t *testing.T) {
 	if _, err := c.CurrentTSO(testCtx(t)); err != nil {
 		t.Fatal(err)
 	}
-	if c.feAt(0) != f.addr() || f.hits.Load() != 1 {
-		t.Fatalf("preferred FE %s, hits %d", c.feAt(0), f.hits.Load())
+	if c.fes.At(c.fes.Start(), 0) != f.addr() || f.hits.Load() != 1 {
+		t.Fatalf("preferred FE %s, hits %d", c.fes.At(c.fes.Start(), 0), f.hits.Load())
 	}
 }
 
@@ -170,7 +171,7 @@ func TestContextCancelStopsRetries(t *testing.T) {
 		http.Error(w, "down", http.StatusBadGateway)
 	})
 	c := testClient(t, ClientConfig{Retries: 1000}, f.addr())
-	c.backoffBase, c.backoffMax = 20*time.Millisecond, 20*time.Millisecond
+	c.retry.Backoff = BackoffPolicy{Base: 20 * time.Millisecond, Max: 20 * time.Millisecond}
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	_, err := c.CurrentTSO(ctx)
@@ -199,23 +200,12 @@ func TestTLS(t *testing.T) {
 	}
 }
 
-func TestBackoffGrowsAndIsCapped(t *testing.T) {
-	base, maxD := 200*time.Millisecond, 5*time.Second
-	for attempt := 1; attempt < 12; attempt++ {
-		d := Backoff(base, maxD, attempt)
-		ceiling := min(base<<(attempt-1), maxD)
-		if d < ceiling/2 || d > ceiling {
-			t.Fatalf("attempt %d: %s outside [%s, %s]", attempt, d, ceiling/2, ceiling)
-		}
-	}
-}
-
 func TestHostBeforeAnyCall(t *testing.T) {
 	c := testClient(t, ClientConfig{}, "fe-a.example:8030", "[::1]:8030")
 	if c.Host() != "fe-a.example" {
 		t.Fatalf("host %q", c.Host())
 	}
-	c.markGood("[::1]:8030")
+	c.fes.MarkGood("[::1]:8030")
 	if c.Host() != "::1" {
 		t.Fatalf("host %q", c.Host())
 	}
@@ -233,13 +223,30 @@ func TestContextEndWinsOverAttemptError(t *testing.T) {
 	if _, err := c.CurrentTSO(ctx); !errors.Is(err, context.Canceled) {
 		t.Fatalf("want context canceled, got %v", err)
 	}
-	ctx2, cancel2 := context.WithCancel(context.Background())
-	f2 := newFE(t, func(w http.ResponseWriter, r *http.Request) {
-		cancel2()
-		http.Error(w, "down", http.StatusBadGateway)
-	})
-	c2 := testClient(t, ClientConfig{Retries: 5}, f2.addr())
-	if _, err := c2.CurrentTimestamp(ctx2); !errors.Is(err, context.Canceled) {
-		t.Fatalf("CurrentTimestamp: want context canceled, got %v", err)
+}
+
+// The client tries its FEs in the order fenodes lists them, as the
+// doris_load transport does, not in a shuffled one.
+func TestClientTriesFEsInConfiguredOrder(t *testing.T) {
+	var fes []*fe
+	var addrs []string
+	for range 5 {
+		f := newFE(t, func(w http.ResponseWriter, r *http.Request) { writeJSON(w, tsoBody(1760000000123)) })
+		fes, addrs = append(fes, f), append(addrs, f.addr())
+	}
+	for range 10 {
+		c, err := NewClient(ClientConfig{FENodes: addrs, Username: testUser, Password: testPassword, Retries: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.CurrentTSO(testCtx(t)); err != nil {
+			t.Fatal(err)
+		}
+		c.Close()
+	}
+	for i, f := range fes {
+		if want := map[bool]int64{true: 10, false: 0}[i == 0]; f.hits.Load() != want {
+			t.Fatalf("FE %d of fenodes got %d calls, want %d", i, f.hits.Load(), want)
+		}
 	}
 }

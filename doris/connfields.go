@@ -27,7 +27,7 @@ type Connection struct {
 // FENodesField is the `fenodes` field with its lint rule.
 func FENodesField() *service.ConfigField {
 	return service.NewStringField(FieldFENodes).
-		Description("Comma-separated Doris FE HTTP addresses, `host:http_port`. They are tried in order.").
+		Description("Comma-separated Doris FE HTTP addresses, `host:http_port`. They are tried in this order, starting with the FE that answered last, by the input, `doris_load` and its schema lookups alike.").
 		Example("127.0.0.1:8030").Example("fe1:8030,fe2:8030").
 		LintRule(FENodesLint)
 }

@@ -1,11 +1,19 @@
 package doris
 
-import "sync"
+import (
+	"context"
+	"fmt"
+	"sync"
 
-// FERotation is the order in which a client tries its FEs: attempt i of a
-// call goes to FE (start+i) mod n, where start is the FE that last
-// answered, so a healthy FE keeps serving and the others are tried in turn
-// when it fails. The FE REST client and the doris_load transport share it.
+	"github.com/redpanda-data/benthos/v4/public/service"
+)
+
+// FERotation is the order in which a client tries its FEs, the one FE
+// order policy of the bundle (the FE REST client and the doris_load
+// transport share it): the FEs in the order fenodes lists them, starting
+// from the FE that last answered, so a healthy FE keeps serving, the user's
+// first FE serves while it answers, and the others are tried in turn when
+// it fails. Attempt i of a call goes to FE (start+i) mod n.
 type FERotation struct {
 	fes []string
 
@@ -38,4 +46,56 @@ func (r *FERotation) MarkGood(fe string) {
 			return
 		}
 	}
+}
+
+// RetryPolicy is how one call is retried over the FEs.
+type RetryPolicy struct {
+	Attempts int // in total, at least 1
+	Backoff  BackoffPolicy
+	// Retryable tells whether another attempt may help; nil: every error
+	// not marked Permanent.
+	Retryable func(error) bool
+	Log       *service.Logger // one debug line per failed attempt; may be nil
+}
+
+func (p RetryPolicy) retryable(err error) bool {
+	if p.Retryable != nil {
+		return p.Retryable(err)
+	}
+	return !IsPermanent(err)
+}
+
+// Do runs fn against successive FEs until it succeeds, returns an error
+// that is not retryable, the attempts are used up or ctx ends; it sleeps
+// p.Backoff between attempts. An error that is not retryable is returned
+// as fn gave it, without its Permanent mark (see unmarkPermanent); the
+// others name op.
+func (r *FERotation) Do(ctx context.Context, p RetryPolicy, op string, fn func(ctx context.Context, fe string) error) error {
+	var last error
+	start := r.Start()
+	for i := range p.Attempts {
+		if i > 0 {
+			if err := p.Backoff.Sleep(ctx, i); err != nil {
+				return fmt.Errorf("%s: %w (last error: %w)", op, err, last)
+			}
+		}
+		fe := r.At(start, i)
+		err := fn(ctx, fe)
+		if err == nil {
+			r.MarkGood(fe)
+			return nil
+		}
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			// The attempt may have failed on its own just as ctx ended; the
+			// caller asked to stop, so that is what the error must say.
+			return fmt.Errorf("%s: %w (last error: %w)", op, ctxErr, err)
+		}
+		if !p.retryable(err) {
+			return unmarkPermanent(err)
+		}
+		last = err
+		// The caller reports the incident once; each attempt is detail.
+		p.Log.Debugf("Doris %s attempt %d/%d on %s failed: %v", op, i+1, p.Attempts, fe, err)
+	}
+	return fmt.Errorf("%s failed after %d attempts: %w", op, p.Attempts, last)
 }

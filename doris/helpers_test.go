@@ -87,8 +87,7 @@ func testClient(t *testing.T, cfg ClientConfig, fes ...string) *Client {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.fes = NewFERotation(fes) // undo the shuffle for deterministic tests
-	c.backoffBase, c.backoffMax = time.Millisecond, 2*time.Millisecond
+	c.retry.Backoff = BackoffPolicy{Base: time.Millisecond, Max: 2 * time.Millisecond}
 	t.Cleanup(c.Close)
 	return c
 }

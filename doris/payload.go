@@ -75,5 +75,5 @@ func classifyPayloadError(re *RequestError) error {
 	if errors.As(re.Err, &m) {
 		return re
 	}
-	return permanent(re)
+	return Permanent(re)
 }

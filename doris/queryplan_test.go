@@ -16,14 +16,14 @@ func TestQueryPlan(t *testing.T) {
 		raw, _ := io.ReadAll(r.Body)
 		var req map[string]string
 		if r.Method != http.MethodPost || r.URL.Path != "/api/sales/orders/_query_plan" || json.Unmarshal(raw, &req) != nil ||
-			req["sql"] != "select * from `sales`.`orders`" {
+			req["sql"] != "SELECT * FROM `sales`.`orders`" {
 			writeJSON(w, `{"code":0,"data":{"status":400,"exception":"POST body must contains [sql] root object"}}`)
 			return
 		}
 		writeJSON(w, planDoc)
 	})
 	c := testClient(t, ClientConfig{Retries: 1}, f.addr())
-	plan, err := c.QueryPlan(testCtx(t), "sales", "orders", QueryPlanSQL("sales", "orders", nil, ""))
+	plan, err := c.QueryPlan(testCtx(t), "sales", "orders", SnapshotSQL("sales", "orders", nil, nil, ""))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,6 @@ package doris
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -30,32 +29,6 @@ func (e *RequestError) Error() string {
 
 func (e *RequestError) Unwrap() error { return e.Err }
 
-// permanentError marks an error that repeats on every FE, so retrying it
-// would only delay the failure.
-type permanentError struct{ err error }
-
-func (e *permanentError) Error() string { return e.err.Error() }
-func (e *permanentError) Unwrap() error { return e.err }
-
-func permanent(err error) error {
-	if err == nil {
-		return nil
-	}
-	return &permanentError{err: err}
-}
-
-func isRetryable(err error) bool {
-	var p *permanentError
-	return !errors.As(err, &p)
-}
-
-// IsAuthError reports whether err is an FE authentication or authorization
-// failure (HTTP 401/403).
-func IsAuthError(err error) bool {
-	var re *RequestError
-	return errors.As(err, &re) && (re.Status == http.StatusUnauthorized || re.Status == http.StatusForbidden)
-}
-
 // roundTrip performs one HTTP exchange with fe and returns the body of a 200
 // response. Non-200 answers become *RequestError, permanent unless the status
 // suggests another try may succeed.
@@ -63,7 +36,7 @@ func (c *Client) roundTrip(ctx context.Context, fe, method, path string, body []
 	fail := func(status int, err error) error {
 		re := &RequestError{FE: fe, Method: method, Endpoint: path, Status: status, Err: err}
 		if status != 0 && !RetryableStatus(status) {
-			return permanent(re)
+			return Permanent(re)
 		}
 		return re
 	}
@@ -71,7 +44,7 @@ func (c *Client) roundTrip(ctx context.Context, fe, method, path string, body []
 	defer cancel()
 	req, err := c.newRequest(attemptCtx, fe, method, path, body)
 	if err != nil {
-		return nil, permanent(&RequestError{FE: fe, Method: method, Endpoint: path, Err: err})
+		return nil, Permanent(&RequestError{FE: fe, Method: method, Endpoint: path, Err: err})
 	}
 	resp, err := c.hc.Do(req)
 	if err != nil {

@@ -101,24 +101,6 @@ func SnapshotSQL(db, table string, cols []string, tablets []int64, filter string
 	return b.String()
 }
 
-// QueryPlanSQL is the statement sent to _query_plan for a snapshot:
-// “select <cols|*> from `db`.`tbl`[ where <filter>]“.
-func QueryPlanSQL(db, table string, cols []string, filter string) string {
-	s := "select " + selectList(cols) + " from " + QualifiedTable(db, table)
-	if filter != "" {
-		s += " where " + filter
-	}
-	return s
-}
-
-// IncrSQL builds the Row Binlog window query in the reference connector's
-// exact shape: body columns then the three hidden columns, the three @incr
-// parameters, ordered by TSO, LSN, OP. start and end must have passed
-// ValidateTimestamp; incrType is sent upper case.
-func IncrSQL(db, table string, cols []string, start, end, incrType string) string {
-	return IncrSQLWhere(db, table, cols, start, end, incrType, "")
-}
-
 // BinlogCondition is the WHERE condition of every @incr query: without
 // update_before rows when ignoreUpdateBefore is set (op code 2, see
 // doris-facts §7), and the user's filter, which must have passed
@@ -135,8 +117,11 @@ func BinlogCondition(ignoreUpdateBefore bool, filter string) string {
 	return strings.Join(parts, " AND ")
 }
 
-// IncrSQLWhere is IncrSQL with ` WHERE <where>` before the ORDER BY when
-// where (from BinlogCondition) is set; @incr takes a WHERE clause like any
+// IncrSQLWhere builds the Row Binlog window query in the reference
+// connector's exact shape: body columns then the three hidden columns, the
+// three @incr parameters, ordered by TSO, LSN, OP. start and end must have
+// passed ValidateTimestamp; incrType is sent upper case. ` WHERE <where>`
+// comes before the ORDER BY when where (from BinlogCondition) is set; @incr takes a WHERE clause like any
 // table reference (doris-facts §5), so Doris filters before transfer.
 func IncrSQLWhere(db, table string, cols []string, start, end, incrType, where string) string {
 	hidden := ColBinlogTSO + ", " + ColBinlogLSN + ", " + ColBinlogOp

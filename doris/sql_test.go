@@ -35,6 +35,7 @@ func TestSnapshotSQL(t *testing.T) {
 		{[]string{"id"}, []int64{1, 2}, "", "SELECT `id` FROM `sales`.`orders`  TABLET(1,2) "},
 		{nil, []int64{7}, "", "SELECT * FROM `sales`.`orders`  TABLET(7) "},
 		{[]string{}, nil, "", "SELECT * FROM `sales`.`orders`"},
+		// No tablets: the statement the input sends to _query_plan.
 		{[]string{"id", "na`me"}, nil, "id > 3", "SELECT `id`, `na``me` FROM `sales`.`orders` WHERE id > 3"},
 		{[]string{"id"}, []int64{1, 2}, "id > 3", "SELECT `id` FROM `sales`.`orders`  TABLET(1,2)  WHERE id > 3"},
 	}
@@ -43,20 +44,17 @@ func TestSnapshotSQL(t *testing.T) {
 			t.Errorf("got  %q\nwant %q", got, c.want)
 		}
 	}
-	if got := QueryPlanSQL("sales", "orders", []string{"id"}, "id > 1"); got != "select `id` from `sales`.`orders` where id > 1" {
-		t.Errorf("QueryPlanSQL %q", got)
-	}
 }
 
-func TestIncrSQL(t *testing.T) {
-	got := IncrSQL("sales", "orders", []string{"order_id", "status"}, "2026-09-14 10:03:00", "2026-09-14 10:10:00", "min_delta")
+func TestIncrSQLWhereWithoutCondition(t *testing.T) {
+	got := IncrSQLWhere("sales", "orders", []string{"order_id", "status"}, "2026-09-14 10:03:00", "2026-09-14 10:10:00", "min_delta", "")
 	want := "SELECT `order_id`, `status`, __DORIS_BINLOG_TSO__, __DORIS_BINLOG_LSN__, __DORIS_BINLOG_OP__ FROM `sales`.`orders`@incr(" +
 		"'startTimestamp' = '2026-09-14 10:03:00', 'endTimestamp' = '2026-09-14 10:10:00', 'incrementType' = 'MIN_DELTA') " +
 		"ORDER BY __DORIS_BINLOG_TSO__, __DORIS_BINLOG_LSN__, __DORIS_BINLOG_OP__"
 	if got != want {
 		t.Fatalf("got  %q\nwant %q", got, want)
 	}
-	got = IncrSQL("d", "t", nil, "2026-09-14 10:03:00", "2026-09-14 10:10:00", "DETAIL")
+	got = IncrSQLWhere("d", "t", nil, "2026-09-14 10:03:00", "2026-09-14 10:10:00", "DETAIL", "")
 	want = "SELECT *, __DORIS_BINLOG_TSO__, __DORIS_BINLOG_LSN__, __DORIS_BINLOG_OP__ FROM `d`.`t`@incr(" +
 		"'startTimestamp' = '2026-09-14 10:03:00', 'endTimestamp' = '2026-09-14 10:10:00', 'incrementType' = 'DETAIL') " +
 		"ORDER BY __DORIS_BINLOG_TSO__, __DORIS_BINLOG_LSN__, __DORIS_BINLOG_OP__"

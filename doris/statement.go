@@ -65,7 +65,7 @@ func (c *Client) Statement(ctx context.Context, stmt string) (*StatementResult, 
 func (c *Client) statementOn(ctx context.Context, fe, stmt string) (*StatementResult, error) {
 	reqBody, err := json.Marshal(map[string]string{"stmt": stmt})
 	if err != nil {
-		return nil, permanent(fmt.Errorf("encode statement: %w", err))
+		return nil, Permanent(fmt.Errorf("encode statement: %w", err))
 	}
 	body, err := c.roundTrip(ctx, fe, http.MethodPost, statementPath, reqBody)
 	if err != nil {
@@ -75,7 +75,7 @@ func (c *Client) statementOn(ctx context.Context, fe, stmt string) (*StatementRe
 	if err != nil {
 		re := &RequestError{FE: fe, Method: http.MethodPost, Endpoint: statementPath, Status: http.StatusOK, Err: err}
 		if _, isSQL := err.(*statementFailure); isSQL {
-			return nil, permanent(re)
+			return nil, Permanent(re)
 		}
 		return nil, re
 	}

@@ -113,68 +113,6 @@ func TestParseStatementResponseErrors(t *testing.T) {
 	}
 }
 
-func TestCurrentTimestamp(t *testing.T) {
-	var stmt atomic.Value
-	f := statementFE(t, 1760000000123, func(s string) string {
-		stmt.Store(s)
-		return resultSet(`[{"name":"x","type":"VARCHAR"}]`, `[["2025-10-09 08:53:20"]]`)
-	})
-	c := testClient(t, ClientConfig{Retries: 1}, f.addr())
-	ts, err := c.CurrentTimestamp(testCtx(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := "SELECT FROM_UNIXTIME(1760000000123 / 1000, '%Y-%m-%d %H:%i:%s')"; stmt.Load() != want {
-		t.Fatalf("statement %q", stmt.Load())
-	}
-	if ts.Text != "2025-10-09 08:53:20" || ts.PhysicalMs != 1760000000000 {
-		t.Fatalf("got %+v", ts)
-	}
-}
-
-func TestCurrentTimestampUsesOneFEPerAttempt(t *testing.T) {
-	// The first FE answers the TSO but fails the statement: the second
-	// attempt must redo both steps on the second FE.
-	bad := statementFE(t, 1760000000123, func(string) string { return `{"code":1,"msg":"planner exploded"}` })
-	var goodTSO atomic.Int64
-	good := newFE(t, func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/api/tso" {
-			goodTSO.Add(1)
-			writeJSON(w, tsoBody(1760000005999))
-			return
-		}
-		writeJSON(w, resultSet(`[{"name":"x","type":"VARCHAR"}]`, `[["2025-10-09 08:53:25"]]`))
-	})
-	c := testClient(t, ClientConfig{Retries: 2}, bad.addr(), good.addr())
-	ts, err := c.CurrentTimestamp(testCtx(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if goodTSO.Load() != 1 || ts.PhysicalMs != 1760000005000 || ts.Text != "2025-10-09 08:53:25" {
-		t.Fatalf("got %+v, tso calls on good FE %d", ts, goodTSO.Load())
-	}
-}
-
-func TestCurrentTimestampFailures(t *testing.T) {
-	cases := map[string]string{
-		resultSet(`[{"name":"x"}]`, `[["2025-10-09 08:53:20"],["2025-10-09 08:53:21"]]`): "Doris scalar statement must return exactly one row and one column",
-		resultSet(`[{"name":"x"},{"name":"y"}]`, `[["2025-10-09 08:53:20","a"]]`):        "Doris scalar statement must return exactly one row and one column",
-		resultSet(`[{"name":"x"}]`, `[]`):                                                "Doris scalar statement must return exactly one row and one column",
-		resultSet(`[{"name":"x"}]`, `[["2025-10-09T08:53:20"]]`):                         "Doris timestamp must strictly match yyyy-MM-dd HH:mm:ss: 2025-10-09T08:53:20",
-		resultSet(`[{"name":"x"}]`, `[["2025-10-09 08:53:20.123"]]`):                     "Doris timestamp must strictly match yyyy-MM-dd HH:mm:ss: 2025-10-09 08:53:20.123",
-		resultSet(`[{"name":"x"}]`, `[[null]]`):                                          "Doris timestamp must strictly match yyyy-MM-dd HH:mm:ss: <nil>",
-	}
-	for body, want := range cases {
-		f := statementFE(t, 1760000000123, func(string) string { return body })
-		c := testClient(t, ClientConfig{Retries: 2}, f.addr())
-		_, err := c.CurrentTimestamp(testCtx(t))
-		if err == nil || !strings.HasPrefix(err.Error(), "Failed to resolve current Doris timestamp after 2 attempts") ||
-			!strings.Contains(err.Error(), want) {
-			t.Errorf("%s: want %q, got %v", body, want, err)
-		}
-	}
-}
-
 func TestFlightSQLPort(t *testing.T) {
 	meta := `[{"name":"Name","type":"CHAR"},{"name":"Host","type":"CHAR"},{"name":"EditLogPort","type":"CHAR"},{"name":"HttpPort","type":"CHAR"},{"name":"QueryPort","type":"CHAR"},{"name":"RpcPort","type":"CHAR"},{"name":"ArrowFlightSqlPort","type":"CHAR"},{"name":"Role","type":"CHAR"}]`
 	f := statementFE(t, 1, func(s string) string {
@@ -217,17 +155,5 @@ func TestFlightSQLPortFromFrontends(t *testing.T) {
 		if _, err := FlightSQLPortFromFrontends(parse(body), ""); err == nil || err.Error() != want {
 			t.Errorf("%s: want %q, got %v", body, want, err)
 		}
-	}
-}
-
-func TestCurrentTimestampStopsOnAuthFailure(t *testing.T) {
-	f := statementFE(t, 1760000000123, func(string) string { return "" })
-	c := testClient(t, ClientConfig{Retries: 3, Username: testUser, Password: "nope"}, f.addr())
-	_, err := c.CurrentTimestamp(testCtx(t))
-	if err == nil || !IsAuthError(err) || !strings.HasPrefix(err.Error(), "Failed to resolve current Doris timestamp: ") {
-		t.Fatalf("got %v", err)
-	}
-	if f.hits.Load() != 1 {
-		t.Fatalf("auth failure retried: %d requests", f.hits.Load())
 	}
 }

@@ -27,9 +27,3 @@ func TestParseTimestamp(t *testing.T) {
 		}
 	}
 }
-
-func TestFromUnixtimeSQL(t *testing.T) {
-	if got := FromUnixtimeSQL(1760000000123); got != "SELECT FROM_UNIXTIME(1760000000123 / 1000, '%Y-%m-%d %H:%i:%s')" {
-		t.Fatal(got)
-	}
-}

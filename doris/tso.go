@@ -23,9 +23,6 @@ type TSOInfo struct {
 // PhysicalMs returns the physical part (epoch ms) of a TSO.
 func PhysicalMs(tso int64) int64 { return tso >> tsoLogicalBits }
 
-// Logical returns the logical counter of a TSO.
-func Logical(tso int64) int64 { return tso & tsoLogicalMask }
-
 // Compose builds a TSO from its physical time and logical counter.
 func Compose(physMs, logical int64) int64 {
 	return physMs<<tsoLogicalBits | logical&tsoLogicalMask

@@ -8,8 +8,8 @@ import (
 
 func TestTSOHelpersWorkedExample(t *testing.T) {
 	const tso = 461373440032243713
-	if PhysicalMs(tso) != 1760000000123 || Logical(tso) != 1 {
-		t.Fatalf("split: %d %d", PhysicalMs(tso), Logical(tso))
+	if PhysicalMs(tso) != 1760000000123 || tso&tsoLogicalMask != 1 {
+		t.Fatalf("split: %d %d", PhysicalMs(tso), tso&tsoLogicalMask)
 	}
 	if Compose(1760000000123, 1) != tso {
 		t.Fatalf("compose: %d", Compose(1760000000123, 1))

@@ -4,31 +4,19 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/rpconnect-doris/rpconnect-doris/doris"
 )
 
-// permanentError marks a read failure that reading the same rows again
-// cannot fix: Doris sent data the input cannot convert (an operation code
-// outside 0..3, an Arrow type it does not know, a result whose columns
-// match neither the known schema nor the current DDL). Retrying it would
-// stall the table until its binlog expires and Doris silently starts
-// after the gap, so such a window stops the input instead.
-type permanentError struct{ err error }
+// permanent marks a read failure that reading the same rows again cannot
+// fix: Doris sent data the input cannot convert (an operation code outside
+// 0..3, an Arrow type it does not know, a result whose columns match
+// neither the known schema nor the current DDL). Retrying it would stall
+// the table until its binlog expires and Doris silently starts after the
+// gap, so such a window stops the input instead. nil stays nil.
+func permanent(err error) error { return doris.Permanent(err) }
 
-func (e *permanentError) Error() string { return e.err.Error() }
-func (e *permanentError) Unwrap() error { return e.err }
-
-// permanent marks err as permanent; nil stays nil.
-func permanent(err error) error {
-	if err == nil {
-		return nil
-	}
-	return &permanentError{err: err}
-}
-
-func isPermanent(err error) bool {
-	var pe *permanentError
-	return errors.As(err, &pe)
-}
+func isPermanent(err error) bool { return doris.IsPermanent(err) }
 
 // queryTimeoutError is our own request_query_timeout running out while
 // the rest of the run is fine: like Doris's own query_timeout, the window

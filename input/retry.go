@@ -9,13 +9,16 @@ import (
 	"github.com/rpconnect-doris/rpconnect-doris/input/flight"
 )
 
-// backoff grows from 1s to 30s with jitter, for errors that are not Doris's
-// own "retry this window" answers.
+// readBackoff grows from 1s to 30s with jitter, for errors that are not
+// Doris's own "retry this window" answers.
+var readBackoff = doris.BackoffPolicy{Base: time.Second, Max: 30 * time.Second}
+
+// backoff counts the failures of one read loop and waits as readBackoff says.
 type backoff struct{ attempt int }
 
 func (b *backoff) next() time.Duration {
 	b.attempt++
-	return doris.Backoff(time.Second, 30*time.Second, b.attempt)
+	return readBackoff.Wait(b.attempt)
 }
 
 // windowRetry decides, per failed read of one window of one table, what to

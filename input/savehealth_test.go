@@ -8,7 +8,7 @@ import (
 
 	"github.com/redpanda-data/benthos/v4/public/service"
 
-	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
+	"github.com/rpconnect-doris/rpconnect-doris/doris"
 )
 
 func TestCheckSave(t *testing.T) {
@@ -42,7 +42,7 @@ func TestCheckSave(t *testing.T) {
 	}
 
 	r.saveHealth = saveHealth{}
-	tooLong := &checkpoint.PermanentError{Err: errors.New("doris cache cp: set: the length of input string is too long than schema")}
+	tooLong := doris.Permanent(errors.New("doris cache cp: set: the length of input string is too long than schema"))
 	err = r.checkSave(tooLong)
 	if !isFatal(err) || !strings.Contains(err.Error(), "checkpoint_cache cp") || !strings.Contains(err.Error(), "too long") {
 		t.Fatalf("a permanent error: %v, want a fatal error naming the cache and the cause", err)

@@ -57,7 +57,7 @@ func partitionCount(ctx context.Context, cl *kgo.Client, topic string, autoCreat
 			return len(t.Partitions), nil
 		}
 		if err == nil || errors.Is(err, kerr.LeaderNotAvailable) || (autoCreate && errors.Is(err, kerr.UnknownTopicOrPartition)) {
-			if serr := doris.Sleep(ctx, doris.Backoff(50*time.Millisecond, time.Second, attempt)); serr != nil {
+			if serr := (doris.BackoffPolicy{Base: 50 * time.Millisecond, Max: time.Second}).Sleep(ctx, attempt); serr != nil {
 				return 0, fmt.Errorf("topic %s has no partitions yet: %w", topic, serr)
 			}
 			continue

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/redpanda-data/benthos/v4/public/service"
+
+	"github.com/rpconnect-doris/rpconnect-doris/doris"
 )
 
 // newTestOutput builds a doris_load against f from extra YAML lines.
@@ -30,7 +32,7 @@ func outputFromYAML(t *testing.T, yaml string) *dorisLoad {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o.tr.backoffBase, o.tr.backoffMax = time.Millisecond, 5*time.Millisecond
+	o.tr.retry.Backoff = doris.BackoffPolicy{Base: time.Millisecond, Max: 5 * time.Millisecond}
 	t.Cleanup(func() { _ = o.Close(context.Background()) })
 	return o
 }

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/redpanda-data/benthos/v4/public/service"
+
+	"github.com/rpconnect-doris/rpconnect-doris/doris"
 )
 
 // routed is a row without source positions for the target in metadata t.
@@ -83,7 +85,7 @@ func TestInPlaceRetryLoadsOnlyTheFailedParts(t *testing.T) {
 	f.models["shop_replica.b"] = keysUnique
 	f.failTarget, f.failTargetTimes = "shop_replica.b", 2
 	o := newTestOutput(t, f, routeYAML+"request_retries: 1\n")
-	o.retryFirst, o.retryMax = 0, 0
+	o.inOrder = doris.BackoffPolicy{}
 	batch := service.MessageBatch{change(`{"id":1}`, "shop", "a", opInsert, 9, 1), change(`{"id":2}`, "shop", "b", opInsert, 9, 2)}
 	if err := o.WriteBatch(testCtx(t), batch); err != nil {
 		t.Fatal(err)

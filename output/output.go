@@ -12,7 +12,6 @@ import (
 	"net/http"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/redpanda-data/benthos/v4/public/service"
 
@@ -52,7 +51,7 @@ type dorisLoad struct {
 	fe   *doris.Client // schema lookups
 	log  *service.Logger
 
-	retryFirst, retryMax time.Duration
+	inOrder doris.BackoffPolicy // between in-place retries of a batch
 
 	modelsMu sync.Mutex
 	models   map[string]string // target -> keysType
@@ -60,27 +59,25 @@ type dorisLoad struct {
 
 func newDorisLoad(conf *config, log *service.Logger) (*dorisLoad, error) {
 	warnPlaintextRedirects(conf, log)
-	fe, err := doris.NewClient(doris.ClientConfig{
+	cc := doris.ClientConfig{
 		FENodes: conf.conn.FENodes, Username: conf.conn.Username, Password: conf.conn.Password,
 		TLS: conf.conn.TLS, Retries: conf.retries, ConnectTimeout: conf.connectTimeout,
-		ReadTimeout: conf.connectTimeout, Logger: log,
-	})
+		ReadTimeout: conf.readTimeout, Logger: log,
+	}
+	lookups := cc
+	lookups.ReadTimeout = conf.connectTimeout
+	fe, err := doris.NewClient(lookups)
 	if err != nil {
 		return nil, err
 	}
 	return &dorisLoad{
-		conf: conf,
-		tr: newTransport(transportConfig{
-			FENodes: conf.conn.FENodes, Username: conf.conn.Username, Password: conf.conn.Password,
-			TLS: conf.conn.TLS, Retries: conf.retries, ConnectTimeout: conf.connectTimeout,
-			ReadTimeout: conf.readTimeout, LoadLimit: conf.loadLimit(), Logger: log, AllowPlaintextRedirects: conf.allowPlainHop,
-		}),
+		conf:   conf,
+		tr:     newTransport(transportConfig{ClientConfig: cc, LoadLimit: conf.loadLimit(), AllowPlaintextRedirects: conf.allowPlainHop}),
 		fe:     fe,
 		log:    log,
 		models: map[string]string{},
 
-		retryFirst: retryFirstWait,
-		retryMax:   retryMaxWait,
+		inOrder: inOrderBackoff,
 	}, nil
 }
 

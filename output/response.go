@@ -120,16 +120,12 @@ const (
 
 // parseLoadState reads the FE envelope {"msg":…,"code":0,"data":"VISIBLE"}.
 func parseLoadState(body []byte) (string, error) {
-	var env struct {
-		Msg  string          `json:"msg"`
-		Code json.RawMessage `json:"code"`
-		Data json.RawMessage `json:"data"`
-	}
-	if err := json.Unmarshal(bytes.TrimSpace(body), &env); err != nil {
+	env, err := doris.ParseEnvelope(body)
+	if err != nil {
 		return "", fmt.Errorf("load state answer: %w: %s", err, doris.Snippet(body))
 	}
-	if c := strings.TrimSpace(string(env.Code)); c != "" && c != "0" {
-		return "", fmt.Errorf("load state lookup failed: code %s: %s", c, env.Msg)
+	if err := env.Err(); err != nil {
+		return "", fmt.Errorf("load state lookup failed: %w", err)
 	}
 	var state string
 	if err := json.Unmarshal(env.Data, &state); err != nil || state == "" {

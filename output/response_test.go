@@ -48,7 +48,15 @@ func TestParseLoadStateAndTxn(t *testing.T) {
 	if err != nil || st != stateVisible {
 		t.Fatalf("state %q, %v", st, err)
 	}
-	for _, body := range []string{`{"msg":"errCode = 2, detailMessage = unknown database","code":1,"data":null}`, `{"code":0,"data":null}`, `nope`} {
+	// The FE envelope is read by the shared parser: a numeric string code is
+	// a code, and a failure reads as the FE said it.
+	if st, err := parseLoadState([]byte(`{"msg":"success","code":"0","data":"visible"}`)); err != nil || st != stateVisible {
+		t.Fatalf("string code: state %q, %v", st, err)
+	}
+	if _, err := parseLoadState([]byte(`{"msg":"unknown database","code":"1"}`)); err == nil || err.Error() != "load state lookup failed: code 1: unknown database" {
+		t.Fatalf("string code 1: %v", err)
+	}
+	for _, body := range []string{`{"msg":"errCode = 2, detailMessage = unknown database","code":1,"data":null}`, `{"code":0,"data":null}`, `nope`, `{"code":0,"data":"VISIBLE"} trailing`} {
 		if _, err := parseLoadState([]byte(body)); err == nil {
 			t.Errorf("load state %q parsed", body)
 		}

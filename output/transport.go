@@ -3,16 +3,12 @@ package output
 import (
 	"bytes"
 	"context"
-	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"time"
-
-	"github.com/redpanda-data/benthos/v4/public/service"
 
 	"github.com/rpconnect-doris/rpconnect-doris/doris"
 )
@@ -20,8 +16,6 @@ import (
 const (
 	maxAnswerBytes = 4 << 20
 	maxRedirects   = 3
-	backoffBase    = 200 * time.Millisecond
-	backoffMax     = 5 * time.Second
 )
 
 // transport sends Stream Load requests to the FEs. A load goes to an FE,
@@ -29,71 +23,44 @@ const (
 // same credentials (the BE checks them too, like curl --location-trusted).
 // net/http's own redirect handling would drop the Authorization header on a
 // host change, so redirects are followed here, each hop with a fresh reader
-// over the body bytes.
+// over the body bytes. The HTTP client, the FE order and the retry loop are
+// the doris package's, as the FE REST client's.
 type transport struct {
 	fes      *doris.FERotation
+	retry    doris.RetryPolicy
 	scheme   string
 	user     string
 	password string
-	retries  int
 	hc       *http.Client
 	// loadLimit and requestLimit bound one attempt of a load and of any
 	// other request, answer body included: the http.Transport timeouts
 	// leave the upload and the reading of the body unbounded.
 	loadLimit, requestLimit time.Duration
-	log                     *service.Logger
 	// allowPlainHop lets an https load follow a redirect to plain http.
 	allowPlainHop bool
-
-	backoffBase, backoffMax time.Duration
 }
 
+// transportConfig is the FE connection, as the FE REST client's, and what
+// only loads need.
 type transportConfig struct {
-	FENodes                     []string
-	Username, Password          string
-	TLS                         *tls.Config
-	Retries                     int
-	ConnectTimeout, ReadTimeout time.Duration
-	LoadLimit                   time.Duration
-	Logger                      *service.Logger
-	AllowPlaintextRedirects     bool
+	doris.ClientConfig
+	LoadLimit               time.Duration
+	AllowPlaintextRedirects bool
 }
 
 func newTransport(c transportConfig) *transport {
-	dialer := &net.Dialer{Timeout: c.ConnectTimeout, KeepAlive: 30 * time.Second}
-	tr := &http.Transport{
-		Proxy:                 http.ProxyFromEnvironment,
-		DialContext:           dialer.DialContext,
-		TLSHandshakeTimeout:   c.ConnectTimeout,
-		ResponseHeaderTimeout: c.ReadTimeout,
-		// Wait for "100 Continue" so that the FE's 307 arrives before the body
-		// is sent to it; only the BE reads the body.
-		ExpectContinueTimeout: 3 * time.Second,
-		MaxIdleConnsPerHost:   8,
-		IdleConnTimeout:       90 * time.Second,
-	}
-	scheme := "http"
-	if c.TLS != nil {
-		tr.TLSClientConfig = c.TLS.Clone()
-		scheme = "https"
-	}
 	return &transport{
-		fes:       doris.NewFERotation(c.FENodes),
-		scheme:    scheme,
-		user:      c.Username,
-		password:  c.Password,
-		retries:   c.Retries,
+		fes:      doris.NewFERotation(c.FENodes),
+		retry:    doris.RetryPolicy{Attempts: c.Retries, Backoff: doris.DefaultFEBackoff, Retryable: retryable, Log: c.Logger},
+		scheme:   c.Scheme(),
+		user:     c.Username,
+		password: c.Password,
+		// Wait for "100 Continue" so that the FE's 307 arrives before the
+		// body is sent to it; only the BE reads the body.
+		hc:        doris.NewHTTPClient(c.ClientConfig, doris.WithExpectContinue(3*time.Second), doris.WithIdleConnsPerHost(8)),
 		loadLimit: c.LoadLimit,
 		// Requests other than loads carry no body: connecting plus waiting.
-		requestLimit: c.ConnectTimeout + c.ReadTimeout,
-		log:          c.Logger,
-		backoffBase:  backoffBase,
-		backoffMax:   backoffMax,
-		hc: &http.Client{
-			Transport:     tr,
-			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-		},
-
+		requestLimit:  c.ConnectTimeout + c.ReadTimeout,
 		allowPlainHop: c.AllowPlaintextRedirects,
 	}
 }
@@ -144,29 +111,20 @@ func retryable(err error) bool {
 }
 
 // call performs one logical request, trying the FEs in turn with jittered
-// backoff. The same headers, so the same label, go with every attempt.
+// backoff. The same headers, so the same label, go with every attempt. An
+// answer that another attempt cannot change is returned at once, named by
+// op.
 func (t *transport) call(ctx context.Context, op, method, path string, h http.Header, body []byte) ([]byte, error) {
-	var last error
-	start := t.fes.Start()
-	for i := 0; i < t.retries; i++ {
-		if i > 0 {
-			if err := doris.Sleep(ctx, doris.Backoff(t.backoffBase, t.backoffMax, i)); err != nil {
-				return nil, fmt.Errorf("%s: %w (last error: %w)", op, err, last)
-			}
+	var data []byte
+	err := t.fes.Do(ctx, t.retry, op, func(ctx context.Context, fe string) error {
+		var err error
+		data, err = t.attempt(ctx, fe, method, path, h, body)
+		if err != nil && ctx.Err() == nil && !retryable(err) {
+			return fmt.Errorf("%s: %w", op, err)
 		}
-		fe := t.fes.At(start, i)
-		data, err := t.attempt(ctx, fe, method, path, h, body)
-		if err == nil {
-			t.fes.MarkGood(fe)
-			return data, nil
-		}
-		if ctx.Err() != nil || !retryable(err) {
-			return nil, fmt.Errorf("%s: %w", op, err)
-		}
-		last = err
-		t.log.Debugf("doris_load %s attempt %d/%d on %s failed: %v", op, i+1, t.retries, fe, err)
-	}
-	return nil, fmt.Errorf("%s failed after %d attempts: %w", op, t.retries, last)
+		return err
+	})
+	return data, err
 }
 
 // attempt is one exchange under its deadline; only loads carry a body.

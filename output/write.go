@@ -2,7 +2,6 @@ package output
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/redpanda-data/benthos/v4/public/service"
@@ -10,18 +9,10 @@ import (
 	"github.com/rpconnect-doris/rpconnect-doris/doris"
 )
 
-const (
-	retryFirstWait = time.Second
-	retryMaxWait   = 30 * time.Second
-)
-
-// permanentError marks a batch that fails the same way on every attempt
-// (a delete into a DUPLICATE KEY table, a message that is not a JSON
-// object): retrying it here would only hide it.
-type permanentError struct{ err error }
-
-func (e *permanentError) Error() string { return e.err.Error() }
-func (e *permanentError) Unwrap() error { return e.err }
+// inOrderBackoff is the wait between in-place retries of a batch of change
+// events, 1s doubling to 30s; not jittered, since the log line says how
+// long it waits.
+var inOrderBackoff = doris.BackoffPolicy{Base: time.Second, Max: 30 * time.Second, NoJitter: true}
 
 // WriteBatch loads each target's share of the batch, then (two_phase_commit)
 // commits them all. What was loaded stays loaded under its label, so a retry
@@ -37,18 +28,19 @@ func (o *dorisLoad) WriteBatch(ctx context.Context, batch service.MessageBatch) 
 	for _, p := range parts {
 		inOrder = inOrder || (p.cdc && o.conf.retryInOrder)
 	}
-	wait := o.retryFirst
 	for attempt := 1; ; attempt++ {
 		err := o.writeParts(ctx, batch, parts)
-		var perm *permanentError
-		if err == nil || !inOrder || errors.As(err, &perm) || ctx.Err() != nil {
+		// A batch that fails the same way on every attempt (a delete into a
+		// DUPLICATE KEY table, a message that is not a JSON object) is
+		// marked permanent: retrying it here would only hide it.
+		if err == nil || !inOrder || doris.IsPermanent(err) || ctx.Err() != nil {
 			return err
 		}
+		wait := o.inOrder.Wait(attempt)
 		o.log.Errorf("doris_load: attempt %d: %v; retrying in %s so that later changes do not overtake this batch", attempt, err, wait)
 		if serr := doris.Sleep(ctx, wait); serr != nil {
 			return err
 		}
-		wait = min(2*wait, o.retryMax)
 	}
 }
 
@@ -100,7 +92,7 @@ func (o *dorisLoad) prepare(ctx context.Context, batch service.MessageBatch, par
 			}
 		}
 		if err := o.encode(batch, p); err != nil {
-			return &permanentError{err: err}
+			return doris.Permanent(err)
 		}
 		o.assignLabel(p)
 		p.ready = true

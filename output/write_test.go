@@ -214,7 +214,7 @@ func TestChangesRetryInOrder(t *testing.T) {
 	f := newFakeDoris(t)
 	f.models["db.t"] = keysUnique
 	o := newTestOutput(t, f, "table_identifier: db.t\nrequest_retries: 1\n")
-	o.retryFirst, o.retryMax = time.Millisecond, 2*time.Millisecond
+	o.inOrder = doris.BackoffPolicy{Base: time.Millisecond, Max: 2 * time.Millisecond, NoJitter: true}
 	f.loadStatus = []string{"Fail", "Fail", "Fail"}
 	if err := o.WriteBatch(testCtx(t), service.MessageBatch{change(`{"id":1}`, "s", "t", opInsert, 3, 1)}); err != nil {
 		t.Fatal(err)
@@ -249,7 +249,7 @@ func TestFailsOverToTheNextFE(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer o.Close(testCtx(t))
-	o.tr.backoffBase, o.tr.backoffMax = time.Millisecond, time.Millisecond
+	o.tr.retry.Backoff = doris.BackoffPolicy{Base: time.Millisecond, Max: time.Millisecond}
 	o.tr.fes = doris.NewFERotation([]string{deadAddr, f.addr()}) // keep the dead one first
 	if err := o.WriteBatch(testCtx(t), service.MessageBatch{service.NewMessage([]byte(`{"id":1}`))}); err != nil {
 		t.Fatalf("with one FE down: %v", err)

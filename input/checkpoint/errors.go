@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io/fs"
 	"syscall"
+
+	"github.com/rpconnect-doris/rpconnect-doris/doris"
 )
 
 // ErrCorrupt is matched (errors.Is) by every error reporting unreadable
@@ -46,21 +48,9 @@ func corrupt(format string, args ...any) error {
 	return &CorruptError{Reason: fmt.Sprintf(format, args...)}
 }
 
-// PermanentError is a cache write that trying again cannot make succeed.
-// Caches mark such errors by a method Permanent() bool in their chain (the
-// doris cache does); IsPermanent also knows the file cache's.
-type PermanentError struct{ Err error }
-
-func (e *PermanentError) Error() string   { return e.Err.Error() }
-func (e *PermanentError) Unwrap() error   { return e.Err }
-func (e *PermanentError) Permanent() bool { return true }
-
 // IsPermanent tells whether a failed cache write would fail again the same
-// way: the cache says so, or the file cache may not write or name the file.
+// way: the cache marks it so (doris.IsPermanent), or the file cache may not
+// write or name the file.
 func IsPermanent(err error) bool {
-	var p interface{ Permanent() bool }
-	if errors.As(err, &p) && p.Permanent() {
-		return true
-	}
-	return errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.ENAMETOOLONG) || errors.Is(err, syscall.EROFS)
+	return doris.IsPermanent(err) || errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.ENAMETOOLONG) || errors.Is(err, syscall.EROFS)
 }

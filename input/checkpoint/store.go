@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/redpanda-data/benthos/v4/public/service"
+
+	"github.com/rpconnect-doris/rpconnect-doris/doris"
 )
 
 // BackupSuffix is appended to the key of the copy written before the primary.
@@ -65,7 +67,7 @@ func (s *Store) Save(ctx context.Context, st *State) error {
 	cp.SavedAt = s.now().UTC()
 	b, err := Encode(&cp)
 	if err != nil {
-		return &PermanentError{Err: fmt.Errorf("save checkpoint %q in cache %q: %w", s.key, s.cacheName, err)}
+		return doris.Permanent(fmt.Errorf("save checkpoint %q in cache %q: %w", s.key, s.cacheName, err))
 	}
 	for _, key := range []string{s.BackupKey(), s.key} {
 		if err := s.set(ctx, key, b); err != nil {

@@ -87,11 +87,6 @@ func datetimePrecision(m map[string]int, col string) (int, error) {
 	return p, nil
 }
 
-// BodyColumns lists the columns of the message body in schema order.
-func (c *Converter) BodyColumns() []string {
-	return append([]string(nil), c.names...)
-}
-
 // Rows is the number of rows in the bound batch (0 before Bind).
 func (c *Converter) Rows() int { return c.rows }
 

@@ -132,11 +132,3 @@ func (m *Meta) Common() schema.Common { return m.common }
 
 // KeyColumns returns a copy of the key column names.
 func (m *Meta) KeyColumns() []string { return append([]string(nil), m.keys...) }
-
-// SchemaValue is the `schema` metadata value, Common.ToAny() wrapped as a
-// service.ImmutableAny.
-func (m *Meta) SchemaValue() service.ImmutableValue { return m.schemaVal }
-
-// KeyColumnsValue is the `key_columns` metadata value: a []any of strings
-// wrapped as a service.ImmutableAny.
-func (m *Meta) KeyColumnsValue() service.ImmutableValue { return m.keysVal }

@@ -35,16 +35,28 @@ func mustNew(t testing.TB, p *doris.TableProperties, selected []string) *Meta {
 	return m
 }
 
+// attached is a copy of the value Attach sets under key on a fresh message.
+func attached(t testing.TB, m *Meta, key string) any {
+	t.Helper()
+	msg := service.NewMessage(nil)
+	m.Attach(msg)
+	v, ok := msg.MetaGetMut(key)
+	if !ok {
+		t.Fatalf("Attach did not set %s", key)
+	}
+	return v
+}
+
 func TestKeyColumnsByModel(t *testing.T) {
 	m := mustNew(t, props(t, ordersDDL), nil)
 	if got := m.KeyColumns(); !reflect.DeepEqual(got, []string{"order_id"}) {
 		t.Errorf("UNIQUE key_columns = %v", got)
 	}
-	if got := m.KeyColumnsValue().Copy(); !reflect.DeepEqual(got, []any{"order_id"}) {
+	if got := attached(t, m, KeyKeyColumns); !reflect.DeepEqual(got, []any{"order_id"}) {
 		t.Errorf("UNIQUE key_columns value = %#v", got)
 	}
 	dup := mustNew(t, props(t, "CREATE TABLE `orders` (`ts` datetime NULL, `v` int NULL) ENGINE=OLAP DUPLICATE KEY(`ts`) DISTRIBUTED BY RANDOM BUCKETS 1"), nil)
-	if got := dup.KeyColumnsValue().Copy(); !reflect.DeepEqual(got, []any{}) {
+	if got := attached(t, dup, KeyKeyColumns); !reflect.DeepEqual(got, []any{}) {
 		t.Errorf("DUP key_columns value = %#v, want an empty list (sort keys are not row identity)", got)
 	}
 }
@@ -84,7 +96,7 @@ func TestFingerprintFollowsSchemaChanges(t *testing.T) {
 	if fp := mustNew(t, props(t, ordersDDL), []string{"status", "order_id", "amount"}).Fingerprint(); fp == base.Fingerprint() {
 		t.Error("column order: fingerprint unchanged")
 	}
-	if got := base.SchemaValue().Copy().(map[string]any)["fingerprint"]; got != base.Fingerprint() {
+	if got := attached(t, base, KeySchema).(map[string]any)["fingerprint"]; got != base.Fingerprint() {
 		t.Errorf("value fingerprint %v, Fingerprint() %s", got, base.Fingerprint())
 	}
 }
@@ -127,7 +139,10 @@ root.optional = @schema.children.map_each(c -> c.optional.or(false))`)
 	if _, err := msg.BloblangQuery(mut); err != nil {
 		t.Fatal(err)
 	}
-	if name := m.SchemaValue().(service.ImmutableAny).V.(map[string]any)["name"]; name != "orders" {
+	fresh := service.NewMessage(nil)
+	m.Attach(fresh)
+	shared, _ := fresh.MetaGetImmut(KeySchema)
+	if name := shared.(service.ImmutableAny).V.(map[string]any)["name"]; name != "orders" {
 		t.Fatalf("shared schema value changed: name = %v", name)
 	}
 }

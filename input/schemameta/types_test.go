@@ -120,7 +120,7 @@ func TestEveryDorisTypeMapsToCommon(t *testing.T) {
 		}
 	}
 	// The metadata value is exactly Common.ToAny() and parses back.
-	back, err := schema.ParseFromAny(m.SchemaValue().(interface{ Copy() any }).Copy())
+	back, err := schema.ParseFromAny(attached(t, m, KeySchema))
 	if err != nil {
 		t.Fatalf("ParseFromAny: %v", err)
 	}

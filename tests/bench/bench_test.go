@@ -195,7 +195,7 @@ func runBacklog(t *testing.T, ctx context.Context, s *sim, scanFrom string) (int
 	if err != nil {
 		return 0, pathResult{}, procResult{}, err
 	}
-	raw, _, err := flightPath(ctx, s, doris.IncrSQL(benchDB, "backlog", nil, scanFrom, end, "detail"))
+	raw, _, err := flightPath(ctx, s, doris.IncrSQLWhere(benchDB, "backlog", nil, scanFrom, end, "detail", ""))
 	if err != nil {
 		return 0, raw, procResult{}, err
 	}

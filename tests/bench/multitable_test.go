@@ -203,7 +203,7 @@ func (m *multiResult) runSpreadBacklog(t *testing.T, ctx context.Context, s *sim
 		return err
 	}
 	for i := range spreadTables {
-		raw, _, err := flightPath(ctx, s, doris.IncrSQL(benchDB, spreadName(i), nil, scanFrom, end, "detail"))
+		raw, _, err := flightPath(ctx, s, doris.IncrSQLWhere(benchDB, spreadName(i), nil, scanFrom, end, "detail", ""))
 		if err != nil {
 			return err
 		}
