@@ -11,7 +11,7 @@ func TestParseTableNameKeys(t *testing.T) {
 		"`shop`.`orders`":     {db: "shop", table: "orders", key: "shop.orders"},
 		"`my.db`.t":           {db: "my.db", table: "t", key: "`my.db`.t"},
 		"db.`a``b`":           {db: "db", table: "a`b", key: "db.`a``b`"},
-		"数据.表":               {db: "数据", table: "表", key: "数据.表"},
+		"数据.表":                {db: "数据", table: "表", key: "数据.表"},
 		"`sp ace`.`x`":        {db: "sp ace", table: "x", key: "`sp ace`.x"},
 		"Shop.Orders":         {db: "Shop", table: "Orders", key: "Shop.Orders"},
 		"`shop`.`orders.v2`":  {db: "shop", table: "orders.v2", key: "shop.`orders.v2`"},
