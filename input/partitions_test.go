@@ -2,8 +2,11 @@ package input
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/redpanda-data/benthos/v4/public/service"
 
 	"github.com/rpconnect-doris/rpconnect-doris/tests/dorissim"
 )
@@ -43,7 +46,20 @@ func TestDroppedPartitions(t *testing.T) {
 		t.Fatalf("dropped %v while the FE refuses, want nothing", got)
 	}
 	s.ClearFaults()
-	if got := ti.droppedPartitions(ctx); !slices.Equal(got, []string{"p2"}) {
-		t.Fatalf("dropped %v after the outage, want [p2]", got)
+	exec(`ALTER TABLE sales.events ADD PARTITION p5 VALUES LESS THAN ("2026-09-18")`)
+	exec("ALTER TABLE sales.events DROP PARTITION p4")
+	log, sink := captureLogger(t)
+	cat := &catalog{m: newMetrics(service.MockResources().Metrics()), log: log}
+	cat.warnDroppedPartitions(ctx, ti)
+	warns := sink.lines("WARN", "was dropped")
+	if len(warns) != 2 {
+		t.Fatalf("warnings %q, want one for p2 and one for p4", warns)
+	}
+	for i, p := range []string{"p2", "p4"} {
+		for _, want := range []string{"Partition " + p + " of table sales.events", "Doris writes no change records", "Delete that partition's range downstream"} {
+			if !strings.Contains(warns[i], want) {
+				t.Errorf("warning %q does not say %q", warns[i], want)
+			}
+		}
 	}
 }

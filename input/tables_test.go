@@ -130,3 +130,32 @@ func TestTablePropertiesRefresh(t *testing.T) {
 	}
 	s.ClearFaults()
 }
+
+// TestTabletRange: a table dropped and created again under the same name
+// has only tablet ids above the old range, which is how a re-creation is
+// told apart from the same table.
+func TestTabletRange(t *testing.T) {
+	const ddl = "CREATE TABLE shop.orders (id BIGINT) DUPLICATE KEY(id) DISTRIBUTED BY HASH(id) BUCKETS 3 " +
+		`PROPERTIES ("binlog.enable" = "true", "binlog.format" = "ROW")`
+	s, ti, _ := simTable(t, "shop", "orders", "CREATE DATABASE shop", ddl)
+	ctx := testCtx(t)
+	lo, hi, err := ti.tabletRange(ctx)
+	if err != nil || lo <= 0 || hi < lo {
+		t.Fatalf("tablet range %d..%d, %v", lo, hi, err)
+	}
+	for _, stmt := range []string{"DROP TABLE shop.orders", ddl} {
+		if err := s.Exec(ctx, stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lo2, hi2, err := ti.tabletRange(ctx)
+	if err != nil || lo2 <= hi || hi2 < lo2 {
+		t.Fatalf("after re-creation: range %d..%d, %v; want every id above %d", lo2, hi2, err, hi)
+	}
+	if err := s.Exec(ctx, "DROP TABLE shop.orders"); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := ti.tabletRange(ctx); err == nil || !strings.Contains(err.Error(), "query plan for shop.orders") {
+		t.Fatalf("a dropped table: %v, want an error naming the table", err)
+	}
+}
