@@ -347,3 +347,43 @@ func TestSpecLintsItsExamples(t *testing.T) {
 		}
 	}
 }
+
+// TestParseByteSizeBounds: the largest size that fits in int64 is
+// accepted in every unit, one unit more is refused as too large.
+func TestParseByteSizeBounds(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want int64 // 0: refused
+	}{
+		{"9223372036854775807", 1<<63 - 1},
+		{"9223372036854775808", 0},
+		{"8589934591g", 8589934591 << 30},
+		{"8589934592g", 0},
+		{"9007199254740991kb", 9007199254740991 << 10},
+		{"9007199254740992kb", 0},
+		{" 7 MB ", 7 << 20},
+		{"007", 7},
+	} {
+		got, err := parseByteSize(tc.in)
+		if tc.want == 0 {
+			if err == nil || !strings.Contains(err.Error(), "too large") {
+				t.Errorf("%q = %d, %v; want too large", tc.in, got, err)
+			}
+			continue
+		}
+		if err != nil || got != tc.want {
+			t.Errorf("%q = %d, %v; want %d", tc.in, got, err, tc.want)
+		}
+	}
+}
+
+func TestScanModePhases(t *testing.T) {
+	for mode, want := range map[string][2]bool{
+		"snapshot": {true, false}, "initial": {true, true}, "latest": {false, true}, "from-timestamp": {false, true},
+	} {
+		c := &Config{ScanMode: mode}
+		if c.HasSnapshotPhase() != want[0] || c.HasBinlogPhase() != want[1] {
+			t.Errorf("%s: snapshot %v binlog %v, want %v", mode, c.HasSnapshotPhase(), c.HasBinlogPhase(), want)
+		}
+	}
+}

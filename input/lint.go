@@ -58,8 +58,9 @@ func patternLint(field string) string {
 		`.format(e.index, e.value.string(), err))).filter(r -> r.type() == "string")`
 }
 
-// tablesLint checks that every tables entry is db.table.
-const tablesLint = `this.tables.or([]).enumerated().map_each(e -> if !e.value.string().re_match("` + dbTableRe + `") { ` +
+// tablesLint checks that every tables entry is db.table, trimmed as
+// parseFixedTables trims it.
+const tablesLint = `this.tables.or([]).enumerated().map_each(e -> if !e.value.string().trim().re_match("` + dbTableRe + `") { ` +
 	`"tables entry %d must be db.table; got %q".format(e.index, e.value.string()) } else { "" }).filter(m -> m != "")`
 
 func minIntLint(field string) string {
@@ -67,11 +68,18 @@ func minIntLint(field string) string {
 }
 
 // dbTableRe is a Bloblang string literal body matching db.table, each part
-// bare or backtick-quoted, as doris.ParseTableIdentifier accepts.
-const dbTableRe = `^(` + "`(``|[^`])+`" + `|[^.\\s` + "`" + `]+)\\.(` + "`(``|[^`])+`" + `|[^.\\s` + "`" + `]+)$`
+// bare or backtick-quoted, as doris.ParseTableIdentifier accepts: a bare
+// part has no dot or backtick and no white space at either end.
+const dbTableRe = `^(` + dbTablePartRe + `)\\.(` + dbTablePartRe + `)$`
+
+const dbTablePartRe = "`(``|[^`])+`" + `|[^.\\s` + "`" + `]([^.` + "`" + `]*[^.\\s` + "`" + `])?`
 
 func dbTableLint(field string) string {
-	return `root = if !this.string().re_match("` + dbTableRe + `") { [ ` +
+	value := "this.string()"
+	if field == fieldTableIdentifier {
+		value += ".trim()" // parseFixedTables trims; binlog_offset_table is taken as written
+	}
+	return `root = if !` + value + `.re_match("` + dbTableRe + `") { [ ` +
 		strconv.Quote(field+" must be db.table; got %q") + `.format(this.string()) ] }`
 }
 

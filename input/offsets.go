@@ -35,6 +35,17 @@ func newOffsetPublisher(conf *Config, log *service.Logger) (*offsetPublisher, er
 	if err != nil {
 		return nil, err
 	}
+	return startOffsetPublisher(conf, log, pub), nil
+}
+
+// offsetSink is where offsets go: a *doris.OffsetPublisher, or a test's
+// recorder.
+type offsetSink interface {
+	Publish(ctx context.Context, offset string) error
+	Close() error
+}
+
+func startOffsetPublisher(conf *Config, log *service.Logger, pub offsetSink) *offsetPublisher {
 	p := &offsetPublisher{
 		conf: conf,
 		log:  log,
@@ -43,7 +54,7 @@ func newOffsetPublisher(conf *Config, log *service.Logger) (*offsetPublisher, er
 		done: make(chan struct{}),
 	}
 	go p.loop(pub)
-	return p, nil
+	return p
 }
 
 func (p *offsetPublisher) offer(offset string) {
@@ -56,7 +67,7 @@ func (p *offsetPublisher) offer(offset string) {
 	}
 }
 
-func (p *offsetPublisher) loop(pub *doris.OffsetPublisher) {
+func (p *offsetPublisher) loop(pub offsetSink) {
 	defer close(p.done)
 	defer pub.Close()
 	var published string
@@ -77,7 +88,7 @@ func (p *offsetPublisher) loop(pub *doris.OffsetPublisher) {
 	}
 }
 
-func (p *offsetPublisher) publish(pub *doris.OffsetPublisher, published *string) {
+func (p *offsetPublisher) publish(pub offsetSink, published *string) {
 	p.mu.Lock()
 	offset := p.pending
 	p.mu.Unlock()

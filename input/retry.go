@@ -67,13 +67,16 @@ func (rt *windowRetry) classify(err error, part window) (retryStep, error) {
 			"The input stops here instead of retrying until the binlog expires; its checkpoint stays before the undelivered changes, "+
 			"so a restart after the cause is fixed reads them", part.start, part.end, rt.table, err)
 	}
-	if isQueryTimeout(err) || flight.IsQueryLimit(err) {
-		return rt.tooLarge(err, part)
-	}
-	if we, ok := flight.AsWindowError(err); ok {
+	// Window errors come before the size limits: a classic FE's visible-wait
+	// text reads "detailMessage = timeout waiting ...", which is Doris
+	// asking for the same window again, not a window too large to read.
+	we, isWindow := flight.AsWindowError(err)
+	if isWindow {
 		if wait, ok := rt.windowWait(we); ok {
 			return retryStep{wait: wait}, nil
 		}
+	} else if isQueryTimeout(err) || flight.IsQueryLimit(err) {
+		return rt.tooLarge(err, part)
 	}
 	wait := rt.bo.next()
 	rt.logf("Reading binlog window [%s, %s) of %s failed (%d attempts so far), reconnecting in %s; the window is retried, never skipped: %v",

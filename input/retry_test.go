@@ -1,6 +1,7 @@
 package input
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -8,6 +9,11 @@ import (
 	"time"
 
 	"github.com/redpanda-data/benthos/v4/public/service"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/rpconnect-doris/rpconnect-doris/doris"
+	"github.com/rpconnect-doris/rpconnect-doris/input/flight"
 )
 
 func testRetry(t *testing.T) (*windowRetry, *retryAges) {
@@ -117,4 +123,243 @@ func mustMs(t *testing.T, s string) int64 {
 		t.Fatalf("bad bound %q", s)
 	}
 	return ms
+}
+
+// secWindow is [from, to) in seconds after 2026-01-01 00:00:00 UTC.
+func secWindow(from, to int64) window {
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).UnixMilli()
+	return window{start: doris.UTCWindowBound(base + from*1000), end: doris.UTCWindowBound(base + to*1000)}
+}
+
+// flightText is how a non-window Doris error reaches the input over Arrow
+// Flight: INTERNAL, with the FE's errCode/detailMessage text.
+func flightText(msg string) error {
+	return status.Errorf(codes.Internal, "get flight info statement failed, errCode = 2, detailMessage = %s, error code: 1105, error msg: %s", msg, msg)
+}
+
+const classicTxnWait = "timeout waiting previous transactions finish for time-based read, txnIdWatermark=10 dbId=1 tableIds=[2]"
+
+// TestClassifyDecidesByError holds each kind of failure to its step: stop
+// the input, read the part as two halves, or wait and read it again.
+func TestClassifyDecidesByError(t *testing.T) {
+	const stop, split, wait = "stop", "split", "wait"
+	for _, tc := range []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"binlog expired", flightText("Row binlog offset has expired according to binlog.ttl_seconds"), stop},
+		{"permanent", fmt.Errorf("window: %w", permanent(errors.New("Unsupported Doris binlog operation: 7"))), stop},
+		{"permanent beats a limit text", permanent(errors.New("Arrow type of column Timeout: unknown, exceed limit")), stop},
+		{"MEM_LIMIT_EXCEEDED", flightText("(127.0.0.1)[MEM_LIMIT_EXCEEDED]Allocator mem tracker check failed"), split},
+		{"Memory limit exceeded", flightText("Memory limit exceeded:<consuming_tracker=RuntimeState:instance:1>"), split},
+		{"Memory exceed limit (1.1)", flightText("Memory exceed limit. New partitioned Aggregation in spill"), split},
+		{"query_timeout Timeout", errors.New("ERROR 1105 (HY000): errCode = 2, detailMessage = Timeout"), split},
+		{"[TIMEOUT] status", flightText("(10.0.0.1)[TIMEOUT]query is timeout"), split},
+		{"own request_query_timeout", fmt.Errorf("binlog window: %w", &queryTimeoutError{timeout: time.Minute, err: context.DeadlineExceeded}), split},
+		{"5100 not ready", status.Error(codes.Unavailable, "ERR_INCR_WINDOW_NOT_READY: reason=END_AFTER_CURRENT_TSO, retryAfterMs=1500"), wait},
+		{"5101 visible wait", status.Error(codes.Unavailable, "ERR_INCR_VISIBLE_WAIT_TIMEOUT: reason=VISIBLE_WAIT_TIMEOUT"), wait},
+		// A classic FE's visible-wait text carries "detailMessage = timeout";
+		// it is Doris's "retry this window", not a window too large.
+		{"classic visible wait", flightText(classicTxnWait), wait},
+		{"connection refused", errors.New("rpc error: code = Unavailable desc = connection refused"), wait},
+		{"a deadline that is not request_query_timeout", fmt.Errorf("do get: %w", context.DeadlineExceeded), wait},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rt, _ := testRetry(t)
+			step, err := rt.classify(tc.err, rt.w)
+			got := wait
+			switch {
+			case err != nil:
+				if !isFatal(err) {
+					t.Fatalf("error %v is not fatal", err)
+				}
+				got = stop
+			case step.split:
+				got = split
+			case step.wait <= 0:
+				t.Fatalf("step %+v neither waits nor splits", step)
+			}
+			if got != tc.want {
+				t.Fatalf("%v: %s (step %+v, err %v), want %s", tc.err, got, step, err, tc.want)
+			}
+		})
+	}
+}
+
+func TestClassifyExpiredSaysHowToRecover(t *testing.T) {
+	rt, _ := testRetry(t)
+	_, err := rt.classify(flightText("Row binlog offset has expired according to binlog.ttl_seconds"), rt.w)
+	if !isFatal(err) {
+		t.Fatalf("expiry gave %v, want a fatal error", err)
+	}
+	for _, want := range []string{"db.t", rt.w.start, rt.w.end, "checkpoint key k (and k.bak)", "cache c", "scan_mode: initial", "binlog.ttl_seconds"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("fatal error %q does not name %q", err, want)
+		}
+	}
+}
+
+// TestClassifyWindowWaitBounds: Doris's retryAfterMs is followed within
+// 1..5 s.
+func TestClassifyWindowWaitBounds(t *testing.T) {
+	for after, want := range map[time.Duration]time.Duration{
+		0: time.Second, 200 * time.Millisecond: time.Second, 1500 * time.Millisecond: 1500 * time.Millisecond, time.Minute: 5 * time.Second,
+	} {
+		rt, _ := testRetry(t)
+		we := &flight.WindowError{Code: flight.CodeWindowNotReady, Name: flight.NameWindowNotReady, RetryAfter: after}
+		step, err := rt.classify(fmt.Errorf("window: %w", we), rt.w)
+		if err != nil || step.split || step.wait != want {
+			t.Errorf("retryAfter %s: step %+v, err %v; want a wait of %s", after, step, err, want)
+		}
+	}
+}
+
+// TestClassifyVisibleWaitBudget: 5101 waits the same window within
+// binlog_visible_wait_timeout; after it, or when it is 0, the window is
+// still retried, with backoff, and the switch is logged once.
+func TestClassifyVisibleWaitBudget(t *testing.T) {
+	const spent = "after binlog_visible_wait_timeout"
+	for _, tc := range []struct {
+		visible error
+		budget  time.Duration
+	}{
+		{status.Error(codes.Unavailable, "ERR_INCR_VISIBLE_WAIT_TIMEOUT: reason=VISIBLE_WAIT_TIMEOUT"), 5 * time.Minute},
+		{status.Error(codes.Unavailable, "ERR_INCR_VISIBLE_WAIT_TIMEOUT: reason=VISIBLE_WAIT_TIMEOUT"), 0},
+		{flightText(classicTxnWait), 5 * time.Minute},
+	} {
+		visible, budget := tc.visible, tc.budget
+		rt, _ := testRetry(t)
+		log, sink := captureLogger(t)
+		rt.log = log
+		rt.conf.VisibleWaitTimeout = budget
+		if budget > 0 {
+			step, err := rt.classify(visible, rt.w)
+			if err != nil || step.split || step.wait != time.Second {
+				t.Fatalf("within the budget: step %+v, err %v; want a 1s wait", step, err)
+			}
+			if n := len(sink.lines("WARN", spent)); n != 0 {
+				t.Fatalf("budget reported spent after the first wait (%d lines)", n)
+			}
+			rt.waitStarted = time.Now().Add(-budget - time.Second)
+		}
+		for i := 0; i < 3; i++ {
+			step, err := rt.classify(visible, rt.w)
+			if err != nil || step.split || step.wait <= 0 || step.wait > 30*time.Second {
+				t.Fatalf("budget %s spent, attempt %d: step %+v, err %v; want a backoff wait", budget, i, step, err)
+			}
+		}
+		if n := len(sink.lines("WARN", spent)); n != 1 {
+			t.Errorf("budget %s: the switch to backoff was logged %d times, want once", budget, n)
+		}
+	}
+}
+
+// TestClassifyBackoffGrowsBounded: reconnect waits start near one second
+// and grow to at most 30 s.
+func TestClassifyBackoffGrowsBounded(t *testing.T) {
+	rt, _ := testRetry(t)
+	refused := errors.New("rpc error: code = Unavailable desc = connection refused")
+	for i := 1; i <= 10; i++ {
+		step, err := rt.classify(refused, rt.w)
+		if err != nil || step.split {
+			t.Fatalf("attempt %d: step %+v, err %v", i, step, err)
+		}
+		switch {
+		case step.wait > 30*time.Second:
+			t.Fatalf("attempt %d waits %s, more than 30s", i, step.wait)
+		case i == 1 && step.wait > time.Second:
+			t.Fatalf("first wait %s, want at most 1s", step.wait)
+		case i >= 6 && step.wait < 15*time.Second:
+			t.Fatalf("attempt %d waits %s, want the grown wait of 15..30s", i, step.wait)
+		}
+	}
+}
+
+// TestClassifyLogsOncePerMinute: an incident is logged at its first
+// failure and then at most once a minute, and its end once.
+func TestClassifyLogsOncePerMinute(t *testing.T) {
+	rt, _ := testRetry(t)
+	log, sink := captureLogger(t)
+	rt.log = log
+	refused := errors.New("connection refused")
+	for i := 0; i < 5; i++ {
+		if _, err := rt.classify(refused, rt.w); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := len(sink.lines("WARN", "reconnecting in")); n != 1 {
+		t.Fatalf("5 failures within a minute logged %d warnings, want 1", n)
+	}
+	rt.lastLog = time.Now().Add(-time.Minute)
+	if _, err := rt.classify(refused, rt.w); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(sink.lines("WARN", "(6 attempts so far)")); n != 1 {
+		t.Fatalf("a failure a minute later was not logged with its count")
+	}
+	rt.recovered()
+	if n := len(sink.lines("INFO", "read after 6 failed attempt(s)")); n != 1 {
+		t.Fatalf("recovery logged %d times, want once", n)
+	}
+}
+
+// TestSplitWindowDownToSeconds splits windows until no piece can be split:
+// every piece ends at one second, and the pieces chain from start to end.
+func TestSplitWindowDownToSeconds(t *testing.T) {
+	for _, n := range []int64{2, 3, 5, 7, 10, 61, 3601, 3 * 86400} {
+		w := secWindow(0, n)
+		pieces := []window{w}
+		var leaves []window
+		for len(pieces) > 0 {
+			p := pieces[0]
+			pieces = pieces[1:]
+			halves, ok := splitWindow(p)
+			if !ok {
+				leaves = append(leaves, p)
+				continue
+			}
+			if d0, d1 := mustMs(t, halves[0].end)-mustMs(t, halves[0].start), mustMs(t, halves[1].end)-mustMs(t, halves[1].start); d0 > d1 || d1-d0 > 1000 {
+				t.Fatalf("%v split into %d ms and %d ms, want halves at a whole second", p, d0, d1)
+			}
+			pieces = append([]window{halves[0], halves[1]}, pieces...)
+		}
+		if int64(len(leaves)) != n {
+			t.Fatalf("%d s window ended in %d pieces, want %d one-second pieces", n, len(leaves), n)
+		}
+		at := w.start
+		for _, l := range leaves {
+			if l.start != at || mustMs(t, l.end)-mustMs(t, l.start) != 1000 {
+				t.Fatalf("piece %v after %s: not the next second", l, at)
+			}
+			at = l.end
+		}
+		if at != w.end {
+			t.Fatalf("pieces end at %s, want %s", at, w.end)
+		}
+	}
+	if _, ok := splitWindow(window{start: "0", end: secWindow(0, 10).end}); ok {
+		t.Error("a bound that is not a window bound was split")
+	}
+}
+
+// TestClassifyOneSecondTooLarge: a piece of one second that still runs
+// out stops the input, naming both fields to raise.
+func TestClassifyOneSecondTooLarge(t *testing.T) {
+	rt, _ := testRetry(t)
+	rt.conf.QueryTimeout, rt.conf.ExecMemLimit = 6*time.Hour, 8192<<20
+	limit := flightText("(be1)[MEM_LIMIT_EXCEEDED]Allocator mem tracker check failed")
+	if step, err := rt.classify(limit, secWindow(4, 6)); err != nil || !step.split {
+		t.Fatalf("two seconds: step %+v, err %v; want a split", step, err)
+	}
+	piece := secWindow(4, 5)
+	_, err := rt.classify(limit, piece)
+	if !isFatal(err) {
+		t.Fatalf("one second: %v, want a fatal error", err)
+	}
+	for _, want := range []string{"db.t", piece.start, piece.end, "request_query_timeout 6h0m0s", "exec_mem_limit 8589934592 bytes", "MEM_LIMIT_EXCEEDED", "Raise request_query_timeout or exec_mem_limit"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("fatal error %q does not name %q", err, want)
+		}
+	}
 }

@@ -19,6 +19,7 @@ type retryAges struct {
 
 	mu    sync.Mutex
 	since map[*windowRetry]time.Time
+	now   func() time.Time // time.Now; a test sets its own clock
 }
 
 func newRetryAges(m *service.Metrics) *retryAges {
@@ -26,6 +27,7 @@ func newRetryAges(m *service.Metrics) *retryAges {
 		retries: m.NewCounter("doris_binlog_window_retries_total", "table"),
 		age:     m.NewGauge("doris_binlog_window_retry_age_seconds"),
 		since:   map[*windowRetry]time.Time{},
+		now:     time.Now,
 	}
 }
 
@@ -34,7 +36,7 @@ func (a *retryAges) failed(rt *windowRetry) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if _, ok := a.since[rt]; !ok {
-		a.since[rt] = time.Now()
+		a.since[rt] = a.now()
 	}
 	a.refresh()
 }
@@ -50,7 +52,11 @@ func (a *retryAges) done(rt *windowRetry) {
 	a.refresh()
 }
 
-func (a *retryAges) refresh() {
+func (a *retryAges) refresh() { a.age.Set(a.oldestSeconds()) }
+
+// oldestSeconds is how long the oldest open incident has lasted, in whole
+// seconds; 0 when none is open. The caller holds a.mu.
+func (a *retryAges) oldestSeconds() int64 {
 	var oldest time.Time
 	for _, t := range a.since {
 		if oldest.IsZero() || t.Before(oldest) {
@@ -58,8 +64,7 @@ func (a *retryAges) refresh() {
 		}
 	}
 	if oldest.IsZero() {
-		a.age.Set(0)
-		return
+		return 0
 	}
-	a.age.Set(int64(time.Since(oldest) / time.Second))
+	return int64(a.now().Sub(oldest) / time.Second)
 }
