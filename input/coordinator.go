@@ -196,24 +196,26 @@ func (co *coordinator) addTable(ctx context.Context, t *tableInfo) error {
 		return err
 	}
 	t.notePartitions(ctx)
-	entry := &checkpoint.Table{Phase: checkpoint.PhaseBinlog, MaxTablet: hi}
-	if !co.conf.HasBinlogPhase() {
-		entry.Phase = checkpoint.PhaseSnapshot
-	} else if co.conf.HasSnapshotPhase() {
-		start, err := co.r.nextWholeSecond(ctx, co.c)
+	snapshot, start := co.conf.HasSnapshotPhase(), ""
+	if snapshot && co.conf.HasBinlogPhase() {
+		ts, err := co.r.nextWholeSecond(ctx, co.c)
 		if err != nil {
 			return fmt.Errorf("resolving the binlog start of new table %s: %w", t.name.key, err)
 		}
-		entry.Phase, entry.Start = checkpoint.PhaseSnapshot, start.Text
+		start = ts.Text
 	}
 	co.mu.Lock()
 	co.tables[t.name.key] = t
 	co.mu.Unlock()
-	if err := co.em.emit(ctx, nil, func(st *checkpoint.State) { st.Tables[t.name.key] = entry }); err != nil {
+	var entry checkpoint.Table
+	if err := co.em.emit(ctx, nil, func(st *checkpoint.State) {
+		st.AddTable(t.name.key, snapshot, start, hi)
+		entry = *st.Tables[t.name.key]
+	}); err != nil {
 		return err
 	}
-	co.log.Infof("Table %s joins the stream: %s", t.name.key, describeTable(entry))
-	if entry.Phase == checkpoint.PhaseSnapshot {
+	co.log.Infof("Table %s joins the stream: %s", t.name.key, describeTable(&entry))
+	if snapshot {
 		co.startSnapshot(ctx, t, nil)
 	}
 	return nil
@@ -224,7 +226,7 @@ func (co *coordinator) removeTable(ctx context.Context, key string) error {
 	co.mu.Lock()
 	delete(co.tables, key)
 	co.mu.Unlock()
-	return co.em.emit(ctx, nil, func(st *checkpoint.State) { delete(st.Tables, key) })
+	return co.em.emit(ctx, nil, func(st *checkpoint.State) { st.DropTable(key) })
 }
 
 // noteSkipped records a matched table that cannot be followed; it reports

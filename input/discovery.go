@@ -118,11 +118,7 @@ func (co *coordinator) checkIdentity(ctx context.Context, t *tableInfo) (recreat
 		return true, nil
 	}
 	if hi > seen {
-		return false, co.em.emit(ctx, nil, func(st *checkpoint.State) {
-			if ts := st.Tables[t.name.key]; ts != nil {
-				ts.MaxTablet = hi
-			}
-		})
+		return false, co.em.emit(ctx, nil, func(st *checkpoint.State) { st.NoteMaxTablet(t.name.key, hi) })
 	}
 	return false, nil
 }

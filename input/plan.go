@@ -77,28 +77,29 @@ func (co *coordinator) freshStart(ctx context.Context) (*checkpoint.State, error
 		return nil, err
 	}
 	st := checkpoint.New()
-	phase := checkpoint.PhaseBinlog
+	snapshot := false
 	switch co.conf.ScanMode {
 	case "snapshot":
-		phase = checkpoint.PhaseSnapshot
+		snapshot = true
 	case "initial":
 		ts, err := co.r.nextWholeSecond(ctx, co.c)
 		if err != nil {
 			return nil, fmt.Errorf("resolving the stream start for initial mode: %w", err)
 		}
-		st.Stream, phase = &checkpoint.Window{Start: ts.Text}, checkpoint.PhaseSnapshot
+		st.StartChain(ts.Text)
+		snapshot = true
 	case "latest":
 		ts, err := co.c.currentBound(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("resolving the stream start for latest mode: %w", err)
 		}
-		st.Stream = &checkpoint.Window{Start: ts.Text}
+		st.StartChain(ts.Text)
 	case "from-timestamp":
 		start, err := co.r.scanTimestampBound(ctx, co.c)
 		if err != nil {
 			return nil, err
 		}
-		st.Stream = &checkpoint.Window{Start: start}
+		st.StartChain(start)
 	default:
 		return nil, fatalf("scan_mode %q is not supported", co.conf.ScanMode)
 	}
@@ -107,7 +108,7 @@ func (co *coordinator) freshStart(ctx context.Context) (*checkpoint.State, error
 		if err != nil {
 			return nil, err
 		}
-		st.Tables[t.name.key] = &checkpoint.Table{Phase: phase, MaxTablet: hi}
+		st.AddTable(t.name.key, snapshot, "", hi)
 		co.tables[t.name.key] = t
 		t.notePartitions(ctx)
 	}

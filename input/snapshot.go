@@ -3,7 +3,6 @@ package input
 import (
 	"context"
 	"errors"
-	"slices"
 
 	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
 )
@@ -69,11 +68,7 @@ func (co *coordinator) snapshotTable(ctx context.Context, t *tableInfo, done []i
 			splitsDone++
 			co.m.splitsDone.Set(int64(splitsDone), key)
 		}
-		emitErr = co.em.emit(ctx, ch.msgs, func(st *checkpoint.State) {
-			if ts := st.Tables[key]; ts != nil && finished != nil {
-				ts.DoneTablets = append(slices.Clip(ts.DoneTablets), finished...)
-			}
-		})
+		emitErr = co.em.emit(ctx, ch.msgs, func(st *checkpoint.State) { st.SnapshotTabletsDone(key, finished) })
 		if emitErr != nil {
 			cancel()
 		}
@@ -94,22 +89,7 @@ func (co *coordinator) splits() *splitReader {
 // a binlog phase the table is done.
 func (co *coordinator) finishSnapshot(ctx context.Context, key string, splits int) error {
 	var next string
-	err := co.em.emit(ctx, nil, func(st *checkpoint.State) {
-		ts := st.Tables[key]
-		if ts == nil {
-			return
-		}
-		ts.DoneTablets = nil
-		switch {
-		case st.Stream == nil:
-			ts.Phase = checkpoint.PhaseDone
-		case ts.Start == "":
-			ts.Phase = checkpoint.PhaseBinlog
-		default:
-			ts.Phase, ts.CatchUp = checkpoint.PhaseCatchUp, &checkpoint.Window{Start: ts.Start}
-		}
-		next = ts.Phase
-	})
+	err := co.em.emit(ctx, nil, func(st *checkpoint.State) { next = st.FinishSnapshot(key) })
 	if err != nil {
 		return err
 	}

@@ -86,13 +86,13 @@ func (co *coordinator) nextWindow(ctx context.Context, lastTick time.Time) (time
 	tables := co.phaseTables(checkpoint.PhaseBinlog)
 	began := time.Now()
 	dropped, err := co.wr.read(ctx, tables, w, now, cur.Last, func(st *checkpoint.State, last checkpoint.Pos) {
-		st.Stream = &checkpoint.Window{Start: w.start, End: w.end, Last: &last}
+		st.ChainProgress(w.start, w.end, last)
 	})
 	if err != nil {
 		return lastTick, err
 	}
 	co.m.window.Timing(time.Since(began).Nanoseconds())
-	if err := co.em.emit(ctx, nil, func(st *checkpoint.State) { st.Stream = &checkpoint.Window{Start: w.end} }); err != nil {
+	if err := co.em.emit(ctx, nil, func(st *checkpoint.State) { st.AdvanceChain(w.end) }); err != nil {
 		return lastTick, err
 	}
 	return lastTick, co.dropTables(ctx, dropped)
@@ -119,9 +119,7 @@ func (co *coordinator) catchUp(ctx context.Context) error {
 		w := window{start: own.Start, end: own.End}
 		co.log.Infof("Table %s catches up on its binlog [%s, %s) before joining the shared windows", key, w.start, w.end)
 		dropped, err := co.wr.read(ctx, []*tableInfo{t}, w, nil, own.Last, func(st *checkpoint.State, last checkpoint.Pos) {
-			if ts := st.Tables[key]; ts != nil {
-				ts.CatchUp = &checkpoint.Window{Start: w.start, End: w.end, Last: &last}
-			}
+			st.CatchUpProgress(key, w.start, w.end, last)
 		})
 		if err != nil {
 			return err
@@ -132,16 +130,8 @@ func (co *coordinator) catchUp(ctx context.Context) error {
 			}
 			continue
 		}
-		if err := co.em.emit(ctx, nil, func(st *checkpoint.State) {
-			ts := st.Tables[key]
-			switch {
-			case ts == nil:
-			case w.end == st.Stream.Start:
-				ts.Phase, ts.CatchUp, ts.Start = checkpoint.PhaseBinlog, nil, ""
-			default: // the chain moved on meanwhile: catch up the rest next
-				ts.Start, ts.CatchUp = w.end, &checkpoint.Window{Start: w.end}
-			}
-		}); err != nil {
+		// When the chain moved on meanwhile, the rest is caught up next.
+		if err := co.em.emit(ctx, nil, func(st *checkpoint.State) { st.FinishCatchUp(key, w.end) }); err != nil {
 			return err
 		}
 		co.log.Infof("Table %s caught up to %s", key, w.end)
