@@ -43,7 +43,7 @@ func (co *coordinator) startSnapshot(ctx context.Context, t *tableInfo, done []i
 // snapshotTable reads every split of t that done does not cover, up to
 // max_parallel_snapshot_splits at a time, then moves t to its next phase.
 func (co *coordinator) snapshotTable(ctx context.Context, t *tableInfo, done []int64) error {
-	todo, total, err := co.splits().pending(ctx, t, done)
+	todo, total, err := co.sr.pending(ctx, t, done)
 	if err != nil {
 		return err
 	}
@@ -57,7 +57,7 @@ func (co *coordinator) snapshotTable(ctx context.Context, t *tableInfo, done []i
 
 	rctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	chunks, wait := co.splits().start(rctx, t, todo)
+	chunks, wait := co.sr.start(rctx, t, todo)
 	var emitErr error
 	for ch := range chunks {
 		if emitErr != nil {
@@ -77,11 +77,6 @@ func (co *coordinator) snapshotTable(ctx context.Context, t *tableInfo, done []i
 		return err
 	}
 	return co.finishSnapshot(ctx, key, total)
-}
-
-// splits is the reader of this run's snapshot splits.
-func (co *coordinator) splits() *splitReader {
-	return &splitReader{conf: co.conf, c: co.c, m: co.m, log: co.log, maxRows: co.r.maxRows}
 }
 
 // finishSnapshot moves a table past its snapshot: a table that started with

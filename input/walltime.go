@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/rpconnect-doris/rpconnect-doris/doris"
 )
@@ -19,6 +20,12 @@ import (
 
 // windowZoneLabel is how logs name the zone of window bounds.
 const windowZoneLabel = "UTC"
+
+// dorisClock tells the current Doris time as a window bound; conn asks
+// /api/tso.
+type dorisClock interface {
+	currentBound(ctx context.Context) (doris.Timestamp, error)
+}
 
 // currentBound is the current Doris time as a window bound: /api/tso's
 // physical time, floored to the second and formatted in UTC on the client,
@@ -54,3 +61,28 @@ func (c *conn) describeBound(text string) string {
 // compareWall orders two wall-clock bounds; their fixed-width layout makes a
 // string comparison exact.
 func compareWall(a, b string) int { return strings.Compare(a, b) }
+
+// nextWholeSecond waits for the Doris second after the current one and
+// returns it. Stream starts are whole seconds, so a start taken by flooring
+// "now" reaches back to the beginning of the current second: every commit of
+// that second before the snapshot would come again from the binlog. Starting
+// a binlog at the next boundary, and reading the snapshot only after it,
+// shrinks that overlap to the milliseconds between the boundary and the
+// snapshot read. A few attempts bound the wait if clocks disagree.
+func nextWholeSecond(ctx context.Context, c dorisClock) (doris.Timestamp, error) {
+	first, err := c.currentBound(ctx)
+	if err != nil {
+		return first, err
+	}
+	ts := first
+	for range 3 {
+		now := time.Now()
+		if err := doris.Sleep(ctx, now.Truncate(time.Second).Add(time.Second+tickSlack).Sub(now)); err != nil {
+			return ts, err
+		}
+		if ts, err = c.currentBound(ctx); err != nil || compareWall(ts.Text, first.Text) > 0 {
+			return ts, err
+		}
+	}
+	return ts, nil
+}

@@ -28,7 +28,7 @@ type windowReader struct {
 }
 
 func newWindowReader(co *coordinator) *windowReader {
-	return &windowReader{conf: co.conf, log: co.log, m: co.m, c: co.c, em: co.em, maxRows: co.r.maxRows,
+	return &windowReader{conf: co.conf, log: co.log, m: co.m, c: co.c, em: co.em, maxRows: co.maxRows,
 		halves: newHalfPairLog(co.log.Warnf)}
 }
 

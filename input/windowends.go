@@ -1,8 +1,6 @@
 package input
 
 import (
-	"context"
-	"fmt"
 	"sync"
 
 	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
@@ -70,13 +68,4 @@ func (p *plannedEnds) attach(st *checkpoint.State) *checkpoint.State {
 	w.Planned = append([]string(nil), keep...)
 	cp.Stream = &w
 	return &cp
-}
-
-// planWindowEnd makes end durable before the window is read.
-func (r *reader) planWindowEnd(ctx context.Context, end string) error {
-	r.planned.add(end)
-	if err := r.del.Resave(ctx); err != nil {
-		return fmt.Errorf("saving the chosen window end %s to checkpoint_cache %s: %w", end, r.conf.CheckpointCache, err)
-	}
-	return nil
 }

@@ -2,6 +2,7 @@ package input
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/rpconnect-doris/rpconnect-doris/doris"
@@ -41,6 +42,15 @@ func (co *coordinator) runStream(ctx context.Context) error {
 	}
 }
 
+// planWindowEnd makes end durable before the window is read.
+func (co *coordinator) planWindowEnd(ctx context.Context, end string) error {
+	co.planned.add(end)
+	if err := co.resave(ctx); err != nil {
+		return fmt.Errorf("saving the chosen window end %s to checkpoint_cache %s: %w", end, co.conf.CheckpointCache, err)
+	}
+	return nil
+}
+
 // waitChainSnapshots holds the chain at its start while a table that
 // started with it (initial mode) is still in its snapshot.
 func (co *coordinator) waitChainSnapshots(ctx context.Context) error {
@@ -70,7 +80,7 @@ func (co *coordinator) nextWindow(ctx context.Context, lastTick time.Time) (time
 	w := window{start: cur.Start, end: cur.End}
 	var now *doris.Timestamp // the Doris time the window end came from
 	if w.end == "" {
-		if end, ok := co.r.planned.next(w.start); ok {
+		if end, ok := co.planned.next(w.start); ok {
 			w.end = end // chosen before a restart: the same window again
 		} else {
 			ts, tick, err := co.nextWindowEnd(ctx, w.start, lastTick)
@@ -78,7 +88,7 @@ func (co *coordinator) nextWindow(ctx context.Context, lastTick time.Time) (time
 				return lastTick, err
 			}
 			w.end, lastTick, now = ts.Text, tick, &ts
-			if err := co.r.planWindowEnd(ctx, w.end); err != nil {
+			if err := co.planWindowEnd(ctx, w.end); err != nil {
 				return lastTick, err
 			}
 		}
@@ -96,62 +106,6 @@ func (co *coordinator) nextWindow(ctx context.Context, lastTick time.Time) (time
 		return lastTick, err
 	}
 	return lastTick, co.dropTables(ctx, dropped)
-}
-
-// catchUp reads, for each table whose snapshot finished after the chain
-// had moved on, its own binlog from its start to the chain's start, and
-// then lets it join the chain. A table whose start the chain has not
-// reached yet waits.
-func (co *coordinator) catchUp(ctx context.Context) error {
-	for _, t := range co.phaseTables(checkpoint.PhaseCatchUp) {
-		key := t.name.key
-		var chainStart string
-		var own checkpoint.Window
-		co.em.view(func(st *checkpoint.State) {
-			chainStart, own = st.Stream.Start, *st.Tables[key].CatchUp.Clone()
-		})
-		if compareWall(own.Start, chainStart) > 0 {
-			continue
-		}
-		if own.End == "" {
-			own.End = chainStart
-		}
-		w := window{start: own.Start, end: own.End}
-		co.log.Infof("Table %s catches up on its binlog [%s, %s) before joining the shared windows", key, w.start, w.end)
-		dropped, err := co.wr.read(ctx, []*tableInfo{t}, w, nil, own.Last, func(st *checkpoint.State, last checkpoint.Pos) {
-			st.CatchUpProgress(key, w.start, w.end, last)
-		})
-		if err != nil {
-			return err
-		}
-		if len(dropped) > 0 {
-			if err := co.dropTables(ctx, dropped); err != nil {
-				return err
-			}
-			continue
-		}
-		// When the chain moved on meanwhile, the rest is caught up next.
-		if err := co.em.emit(ctx, nil, func(st *checkpoint.State) { st.FinishCatchUp(key, w.end) }); err != nil {
-			return err
-		}
-		co.log.Infof("Table %s caught up to %s", key, w.end)
-		co.refreshTableGauges()
-	}
-	return nil
-}
-
-// dropTables removes tables found gone, by a window read or a discovery.
-func (co *coordinator) dropTables(ctx context.Context, keys []string) error {
-	for _, key := range keys {
-		co.log.Warnf("Table %s was dropped: it leaves the stream and the checkpoint", key)
-		if err := co.removeTable(ctx, key); err != nil {
-			return err
-		}
-	}
-	if len(keys) > 0 {
-		co.refreshTableGauges()
-	}
-	return nil
 }
 
 // nextWindowEnd waits for the next poll tick and returns the current Doris
