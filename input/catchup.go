@@ -2,6 +2,7 @@ package input
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
 )
@@ -13,21 +14,28 @@ import (
 func (co *coordinator) catchUp(ctx context.Context) error {
 	for _, t := range co.phaseTables(checkpoint.PhaseCatchUp) {
 		key := t.name.key
-		var chainStart string
+		var chainText string
 		var own checkpoint.Window
 		co.em.view(func(st *checkpoint.State) {
-			chainStart, own = st.Stream.Start, *st.Tables[key].CatchUp.Clone()
+			chainText, own = st.Stream.Start, *st.Tables[key].CatchUp.Clone()
 		})
-		if compareWall(own.Start, chainStart) > 0 {
+		chainStart, err := parseBound(chainText)
+		if err != nil {
+			return fmt.Errorf("binlog stream start: %w", err)
+		}
+		w, open, err := windowOf("catch-up window of "+key, &own)
+		if err != nil {
+			return err
+		}
+		if w.start > chainStart {
 			continue
 		}
-		if own.End == "" {
-			own.End = chainStart
+		if open {
+			w.end = chainStart
 		}
-		w := window{start: own.Start, end: own.End}
 		co.log.Infof("Table %s catches up on its binlog [%s, %s) before joining the shared windows", key, w.start, w.end)
 		dropped, err := co.wr.read(ctx, []*tableInfo{t}, w, nil, own.Last, func(st *checkpoint.State, last checkpoint.Pos) {
-			st.CatchUpProgress(key, w.start, w.end, last)
+			st.CatchUpProgress(key, w.start.String(), w.end.String(), last)
 		})
 		if err != nil {
 			return err
@@ -39,7 +47,7 @@ func (co *coordinator) catchUp(ctx context.Context) error {
 			continue
 		}
 		// When the chain moved on meanwhile, the rest is caught up next.
-		if err := co.em.emit(ctx, nil, func(st *checkpoint.State) { st.FinishCatchUp(key, w.end) }); err != nil {
+		if err := co.em.emit(ctx, nil, func(st *checkpoint.State) { st.FinishCatchUp(key, w.end.String()) }); err != nil {
 			return err
 		}
 		co.log.Infof("Table %s caught up to %s", key, w.end)

@@ -209,7 +209,7 @@ func (co *coordinator) addTable(ctx context.Context, t *tableInfo) error {
 		if err != nil {
 			return fmt.Errorf("resolving the binlog start of new table %s: %w", t.name.key, err)
 		}
-		start = ts.Text
+		start = ts.String()
 	}
 	co.follow(t)
 	var entry checkpoint.Table

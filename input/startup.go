@@ -101,7 +101,9 @@ func (s *startup) loadCommitted(ctx context.Context) (*checkpoint.State, error) 
 	}
 	s.log.Infof("Resuming from the checkpoint in cache %s (key %s: %s); scan_mode %s and scan_timestamp are ignored while a checkpoint exists",
 		s.conf.CheckpointCache, s.conf.CheckpointKey, describeState(st), s.conf.ScanMode)
-	s.planned.restore(st)
+	if err := s.planned.restore(st); err != nil {
+		return nil, err
+	}
 	if st.Stream != nil && len(st.Stream.Planned) > 0 {
 		s.log.Infof("Re-reading the binlog windows chosen before the restart, up to %s, so that the same batches come out again", st.Stream.Planned[len(st.Stream.Planned)-1])
 		st.Stream.Planned = nil // kept by the planner; every save writes them again
@@ -135,20 +137,20 @@ func (s *startup) freshStart(ctx context.Context, sp *startPoint) (*checkpoint.S
 		if err != nil {
 			return nil, fmt.Errorf("resolving the stream start for initial mode: %w", err)
 		}
-		st.StartChain(ts.Text)
+		st.StartChain(ts.String())
 		snapshot = true
 	case "latest":
 		ts, err := s.c.currentBound(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("resolving the stream start for latest mode: %w", err)
 		}
-		st.StartChain(ts.Text)
+		st.StartChain(ts.String())
 	case "from-timestamp":
 		start, err := s.scanTimestampBound(ctx)
 		if err != nil {
 			return nil, err
 		}
-		st.StartChain(start)
+		st.StartChain(start.String())
 	default:
 		return nil, fatalf("scan_mode %q is not supported", s.conf.ScanMode)
 	}

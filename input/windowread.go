@@ -42,7 +42,7 @@ func newWindowReader(co *coordinator) *windowReader {
 // checked against the table's binlog retention (guardExpiry); now is the
 // Doris time w's end came from, or nil, when it is asked once here (and
 // again by each table's retries).
-func (wr *windowReader) read(ctx context.Context, tables []*tableInfo, w window, now *doris.Timestamp, skip *checkpoint.Pos,
+func (wr *windowReader) read(ctx context.Context, tables []*tableInfo, w window, now *bound, skip *checkpoint.Pos,
 	place func(*checkpoint.State, checkpoint.Pos)) (dropped []string, err error) {
 	if now == nil {
 		if ts, err := wr.c.currentBound(ctx); err == nil {
@@ -93,9 +93,9 @@ type windowSource struct {
 	wr     *windowReader
 	t      *tableInfo
 	w      window
-	now    *doris.Timestamp // the Doris time w's end came from, for the first attempt
-	skip   *checkpoint.Pos  // the last row handed on (or delivered before)
-	tables int              // how many tables the window reads at once
+	now    *bound          // the Doris time w's end came from, for the first attempt
+	skip   *checkpoint.Pos // the last row handed on (or delivered before)
+	tables int             // how many tables the window reads at once
 
 	out     chan convResult // closed at the end; err then set
 	done    chan struct{}
@@ -103,7 +103,7 @@ type windowSource struct {
 	dropped bool
 }
 
-func (wr *windowReader) newSource(t *tableInfo, w window, now *doris.Timestamp, skip *checkpoint.Pos, tables int) *windowSource {
+func (wr *windowReader) newSource(t *tableInfo, w window, now *bound, skip *checkpoint.Pos, tables int) *windowSource {
 	return &windowSource{wr: wr, t: t, w: w, now: now, skip: skip, tables: tables, out: make(chan convResult, 1), done: make(chan struct{})}
 }
 
@@ -158,7 +158,7 @@ func (s *windowSource) run(ctx context.Context) {
 }
 
 // attempt checks piece against the binlog retention and reads it once.
-func (s *windowSource) attempt(ctx context.Context, piece window, now *doris.Timestamp, gapAccepted *bool) error {
+func (s *windowSource) attempt(ctx context.Context, piece window, now *bound, gapAccepted *bool) error {
 	if !*gapAccepted {
 		accepted, err := s.wr.guardExpiry(ctx, s.t, piece, now, s.skip)
 		if err != nil {
@@ -233,7 +233,7 @@ func (s *windowSource) read(ctx context.Context, piece window) (err error) {
 		}
 		return send(res)
 	}
-	sql := doris.IncrSQLWhere(name.db, name.table, s.wr.conf.ReadFields, piece.start, piece.end, s.wr.conf.IncrementType,
+	sql := doris.IncrSQLWhere(name.db, name.table, s.wr.conf.ReadFields, piece.start.String(), piece.end.String(), s.wr.conf.IncrementType,
 		doris.BinlogCondition(s.wr.conf.IgnoreUpdateBefore, s.wr.conf.BinlogFilter))
 	err = fc.Query(qctx, sql, func(rec arrow.RecordBatch) error {
 		queue = append(queue, pool.submit(rec))

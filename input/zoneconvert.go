@@ -14,17 +14,17 @@ import (
 // time zone, to a UTC window bound once at start by asking the FE. A time in
 // a repeated hour means its first occurrence; a time the clocks skip is a
 // config error, since no instant is the one the user meant.
-func (s *startup) scanTimestampBound(ctx context.Context) (string, error) {
+func (s *startup) scanTimestampBound(ctx context.Context) (bound, error) {
 	lt, err := s.c.rest.ResolveScanTimestamp(ctx, s.conf.ScanTimestamp)
 	if skipped := (*doris.SkippedTimeError)(nil); errors.As(err, &skipped) {
-		return "", fatalf("%v", err)
+		return 0, fatalf("%v", err)
 	}
 	if err != nil {
-		return "", err
+		return 0, err
 	}
-	bound := doris.UTCWindowBound(lt.EpochMs)
-	s.log.Infof("%s %s in the Doris FE time zone %s is %s %s", doris.ScanTimestampField, lt.Text, lt.Zone, bound, windowZoneLabel)
-	return bound, nil
+	start := boundAt(lt.EpochMs)
+	s.log.Infof("%s %s in the Doris FE time zone %s is %s %s", doris.ScanTimestampField, lt.Text, lt.Zone, start, windowZoneLabel)
+	return start, nil
 }
 
 // convertToUTC rewrites a checkpoint written with FE-zone wall times
@@ -45,7 +45,7 @@ func (s *startup) convertToUTC(ctx context.Context, st *checkpoint.State) error 
 		if err != nil {
 			return "", fmt.Errorf("converting checkpoint time %s from the Doris FE time zone to UTC: %w", text, err)
 		}
-		out := doris.UTCWindowBound(lt.EpochMs)
+		out := boundAt(lt.EpochMs).String()
 		note := fmt.Sprintf("%s -> %s %s", text, out, windowZoneLabel)
 		switch {
 		case !lt.Exists:
