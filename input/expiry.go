@@ -30,7 +30,7 @@ func (wr *windowReader) guardExpiry(ctx context.Context, t *tableInfo, part wind
 		return false, nil // the table keeps its binlog for ever
 	}
 	if now == nil {
-		ts, err := wr.c.currentBound(ctx)
+		ts, err := wr.clock.currentBound(ctx)
 		if err != nil {
 			return false, fmt.Errorf("reading the current Doris time to check the binlog retention of %s before reading [%s, %s): %w",
 				t.name.key, part.start, part.end, err)

@@ -22,13 +22,14 @@ type windowReader struct {
 	log     *service.Logger
 	m       *metrics
 	c       *conn
+	clock   dorisClock
 	em      *emitter
 	maxRows int
 	halves  *halfPairLog // binlog_merge_updates warnings, rate-limited
 }
 
 func newWindowReader(co *coordinator) *windowReader {
-	return &windowReader{conf: co.conf, log: co.log, m: co.m, c: co.c, em: co.em, maxRows: co.maxRows,
+	return &windowReader{conf: co.conf, log: co.log, m: co.m, c: co.c, clock: co.clock, em: co.em, maxRows: co.maxRows,
 		halves: newHalfPairLog(co.log.Warnf)}
 }
 
@@ -45,7 +46,7 @@ func newWindowReader(co *coordinator) *windowReader {
 func (wr *windowReader) read(ctx context.Context, tables []*tableInfo, w window, now *bound, skip *checkpoint.Pos,
 	place func(*checkpoint.State, checkpoint.Pos)) (dropped []string, err error) {
 	if now == nil {
-		if ts, err := wr.c.currentBound(ctx); err == nil {
+		if ts, err := wr.clock.currentBound(ctx); err == nil {
 			now = &ts
 		}
 	}
@@ -159,14 +160,25 @@ func (s *windowSource) run(ctx context.Context) {
 
 // attempt checks piece against the binlog retention and reads it once.
 func (s *windowSource) attempt(ctx context.Context, piece window, now *bound, gapAccepted *bool) error {
-	if !*gapAccepted {
-		accepted, err := s.wr.guardExpiry(ctx, s.t, piece, now, s.skip)
-		if err != nil {
-			return err
-		}
-		*gapAccepted = accepted
+	if err := s.checkRetention(ctx, piece, now, gapAccepted); err != nil {
+		return err
 	}
 	return s.read(ctx, piece)
+}
+
+// checkRetention runs the expiry guard until it accepts a gap
+// (binlog_on_expired: continue); from then on the source's attempts read
+// on without counting or logging that gap again.
+func (s *windowSource) checkRetention(ctx context.Context, piece window, now *bound, gapAccepted *bool) error {
+	if *gapAccepted {
+		return nil
+	}
+	accepted, err := s.wr.guardExpiry(ctx, s.t, piece, now, s.skip)
+	if err != nil {
+		return err
+	}
+	*gapAccepted = accepted
+	return nil
 }
 
 // gone tells whether a failure came from the table having been dropped:
