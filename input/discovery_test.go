@@ -55,7 +55,7 @@ func newDiscoveryRun(t *testing.T, ctx context.Context, ddl ...string) *discover
 	cat := &catalog{conf: conf, c: c, m: m, log: res.Logger()}
 	del, err := delivery.New(delivery.Options[*checkpoint.State]{
 		Limit: 1, Equal: checkpoint.Equal,
-		Save:  func(context.Context, *checkpoint.State) error { return nil },
+		Save: func(context.Context, *checkpoint.State) error { return nil },
 	})
 	if err != nil {
 		t.Fatal(err)
