@@ -12,43 +12,43 @@ import (
 // selection's old default key (and its .bak), for a start where the new key
 // holds none. A state naming tables outside the selection belongs to the
 // other selection that shared the old key, and is left alone.
-func (r *reader) loadCarriedOver(ctx context.Context) (*checkpoint.State, error) {
-	old := r.conf.LegacyCheckpointKey
-	if old == "" || old == r.conf.CheckpointKey {
+func (s *startup) loadCarriedOver(ctx context.Context) (*checkpoint.State, error) {
+	old := s.conf.LegacyCheckpointKey
+	if old == "" || old == s.conf.CheckpointKey {
 		return nil, nil
 	}
-	st, _, err := checkpoint.NewStore(r.mgr, r.conf.CheckpointCache, old).Load(ctx)
+	st, _, err := checkpoint.NewStore(s.mgr, s.conf.CheckpointCache, old).Load(ctx)
 	if err != nil {
 		return nil, fatalf("checkpoint_cache %s, key %s (the default key of earlier builds, read because key %s holds nothing): %v; "+
 			"the input will not guess a position. Restore the key from a backup, or delete it (and %s.bak) to start again from scan_mode",
-			r.conf.CheckpointCache, old, r.conf.CheckpointKey, err, old)
+			s.conf.CheckpointCache, old, s.conf.CheckpointKey, err, old)
 	}
 	if st == nil {
 		return nil, nil
 	}
-	if foreign := r.foreignTables(st); len(foreign) > 0 {
-		r.log.Warnf("Checkpoint key %s in cache %s, the default key of earlier builds, holds tables outside this input's selection (%s): "+
+	if foreign := s.foreignTables(st); len(foreign) > 0 {
+		s.log.Warnf("Checkpoint key %s in cache %s, the default key of earlier builds, holds tables outside this input's selection (%s): "+
 			"it belongs to another selection that shared the key, so it is not carried over to key %s",
-			old, r.conf.CheckpointCache, strings.Join(foreign, ", "), r.conf.CheckpointKey)
+			old, s.conf.CheckpointCache, strings.Join(foreign, ", "), s.conf.CheckpointKey)
 		return nil, nil
 	}
-	r.log.Infof("Carrying the checkpoint over from key %s to key %s in cache %s: the default key changed so that no two selections share one; key %s is left as it is",
-		old, r.conf.CheckpointKey, r.conf.CheckpointCache, old)
+	s.log.Infof("Carrying the checkpoint over from key %s to key %s in cache %s: the default key changed so that no two selections share one; key %s is left as it is",
+		old, s.conf.CheckpointKey, s.conf.CheckpointCache, old)
 	return st, nil
 }
 
 // saveCarriedOver writes a carried-over state under the new key at once, so
 // that the next start reads it there.
-func (r *reader) saveCarriedOver(ctx context.Context, st *checkpoint.State) error {
-	if err := r.checkSave(r.store.Save(ctx, st)); err != nil {
-		return fmt.Errorf("carrying the checkpoint over to key %s: %w", r.conf.CheckpointKey, err)
+func (s *startup) saveCarriedOver(ctx context.Context, st *checkpoint.State) error {
+	if err := s.save(ctx, st); err != nil {
+		return fmt.Errorf("carrying the checkpoint over to key %s: %w", s.conf.CheckpointKey, err)
 	}
 	return nil
 }
 
 // foreignTables lists the tables of st that the selection does not hold.
-func (r *reader) foreignTables(st *checkpoint.State) []string {
-	sel := &r.conf.Selection
+func (s *startup) foreignTables(st *checkpoint.State) []string {
+	sel := &s.conf.Selection
 	var out []string
 	for _, name := range st.TableNames() {
 		t, err := parseTableName(name)

@@ -17,7 +17,8 @@ func TestCarryOverSkipsAnotherSelectionsState(t *testing.T) {
 	res := service.MockResources(service.MockResourcesOptAddCache("cp"))
 	old := checkpoint.LegacyTableKey("a_b", "c")
 	st := checkpoint.New()
-	st.Tables["a_b.c"] = &checkpoint.Table{Phase: checkpoint.PhaseDone}
+	st.AddTable("a_b.c", true, "", 0)
+	st.FinishSnapshot("a_b.c")
 	if err := checkpoint.NewStore(res, "cp", old).Save(ctx, st); err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +38,7 @@ func TestCarryOverSkipsAnotherSelectionsState(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := r.loadCarriedOver(ctx)
+		got, err := r.startup(nil, nil).loadCarriedOver(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}

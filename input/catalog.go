@@ -83,12 +83,6 @@ func (cat *catalog) admit(ctx context.Context, name tableName) (t *tableInfo, pr
 		if p := binlogProblem(cat.conf, name.key, props); p != "" {
 			return nil, p, nil
 		}
-		// Exporters create a series on its first use; at zero it is
-		// there for rate() and alerts from the first scrape. (A
-		// connection test has no metrics.)
-		if cat.m != nil {
-			cat.m.expiredGaps.Incr(0, name.key)
-		}
 	}
 	return t, "", nil
 }

@@ -44,16 +44,7 @@ type conn struct {
 const minIdleSessions = 4
 
 func openConn(ctx context.Context, conf *Config, log *service.Logger) (*conn, error) {
-	rest, err := doris.NewClient(doris.ClientConfig{
-		FENodes:        conf.FENodes,
-		Username:       conf.Username,
-		Password:       conf.Password,
-		TLS:            conf.TLS,
-		Retries:        conf.Retries,
-		ConnectTimeout: conf.ConnectTimeout,
-		ReadTimeout:    conf.ReadTimeout,
-		Logger:         log,
-	})
+	rest, err := restClient(conf, log, conf.FENodes, conf.Retries)
 	if err != nil {
 		return nil, err
 	}
@@ -69,6 +60,22 @@ func openConn(ctx context.Context, conf *Config, log *service.Logger) (*conn, er
 	}
 	c.release(fc, true)
 	return c, nil
+}
+
+// restClient is the one place the FE REST client of the input is built:
+// for a run (every FE, with retries) and for the connection test (one FE
+// at a time).
+func restClient(conf *Config, log *service.Logger, fes []string, retries int) (*doris.Client, error) {
+	return doris.NewClient(doris.ClientConfig{
+		FENodes:        fes,
+		Username:       conf.Username,
+		Password:       conf.Password,
+		TLS:            conf.TLS,
+		Retries:        retries,
+		ConnectTimeout: conf.ConnectTimeout,
+		ReadTimeout:    conf.ReadTimeout,
+		Logger:         log,
+	})
 }
 
 // session takes an idle Flight session or dials a new one.

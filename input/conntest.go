@@ -7,8 +7,6 @@ import (
 	"slices"
 
 	"github.com/redpanda-data/benthos/v4/public/service"
-
-	"github.com/rpconnect-doris/rpconnect-doris/doris"
 )
 
 // ConnectionTest checks what a run needs before it starts, without reading
@@ -17,10 +15,10 @@ import (
 // row binlog this mode can read, and a Flight SQL session opens. Each
 // failure is one result naming the server or the table.
 func (r *reader) ConnectionTest(ctx context.Context) service.ConnectionTestResults {
-	return connectionTest(ctx, r.conf, r.log)
+	return connectionTest(ctx, r.conf, r.log, r.m)
 }
 
-func connectionTest(ctx context.Context, conf *Config, log *service.Logger) service.ConnectionTestResults {
+func connectionTest(ctx context.Context, conf *Config, log *service.Logger, m *metrics) service.ConnectionTestResults {
 	var res service.ConnectionTestResults
 	fail := func(err error) { res = append(res, service.ConnectionTestFailed(err)) }
 
@@ -47,8 +45,7 @@ func connectionTest(ctx context.Context, conf *Config, log *service.Logger) serv
 	}
 	defer rest.Close()
 	c := &conn{conf: conf, log: log, rest: rest}
-	co := &coordinator{conf: conf, log: log, c: c}
-	for _, err := range selectedTableProblems(ctx, co) {
+	for _, err := range selectedTableProblems(ctx, &catalog{conf: conf, c: c, m: m, log: log}) {
 		fail(err)
 	}
 	fc, err := c.dialFlight(ctx)
@@ -63,30 +60,17 @@ func connectionTest(ctx context.Context, conf *Config, log *service.Logger) serv
 	return res
 }
 
-func restClient(conf *Config, log *service.Logger, fes []string, retries int) (*doris.Client, error) {
-	return doris.NewClient(doris.ClientConfig{
-		FENodes:        fes,
-		Username:       conf.Username,
-		Password:       conf.Password,
-		TLS:            conf.TLS,
-		Retries:        retries,
-		ConnectTimeout: conf.ConnectTimeout,
-		ReadTimeout:    conf.ReadTimeout,
-		Logger:         log,
-	})
-}
-
 // selectedTableProblems checks each table of the selection: a named table
 // must exist, patterns must match at least one table, and with a binlog
 // phase each table must have a row binlog the mode can read (a matched
 // table without one would be skipped at run time, which the test reports).
-func selectedTableProblems(ctx context.Context, co *coordinator) []error {
-	found, err := co.catalog().candidates(ctx)
+func selectedTableProblems(ctx context.Context, cat *catalog) []error {
+	found, err := cat.candidates(ctx)
 	if err != nil {
 		return []error{fmt.Errorf("listing the selected tables: %w", err)}
 	}
 	var problems []error
-	sel := &co.conf.Selection
+	sel := &cat.conf.Selection
 	if sel.byPattern() {
 		if len(found) == 0 {
 			problems = append(problems, errors.New("no table matches include (minus exclude)"))
@@ -99,7 +83,7 @@ func selectedTableProblems(ctx context.Context, co *coordinator) []error {
 		}
 	}
 	for _, name := range found {
-		_, problem, err := co.catalog().admit(ctx, name)
+		_, problem, err := cat.admit(ctx, name)
 		switch {
 		case err != nil:
 			problems = append(problems, fmt.Errorf("table %s: %w", name.key, err))

@@ -215,8 +215,8 @@ func (rc *rowConverter) binlogTemplate(op int8) *service.Message {
 	t.MetaSetMut(metaSourceTS, int64(0))
 	t.MetaSetMut(metaTransactionID, "")
 	if w := rc.debugWindow; w != nil {
-		t.MetaSetMut(metaWindowStart, w.start)
-		t.MetaSetMut(metaWindowEnd, w.end)
+		t.MetaSetMut(metaWindowStart, w.start.String())
+		t.MetaSetMut(metaWindowEnd, w.end.String())
 	}
 	rc.binTmpl[op] = t
 	return t

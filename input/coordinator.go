@@ -18,13 +18,11 @@ import (
 // travels with the batches through the emitter, so the committed checkpoint
 // is always a consistent picture of the whole input.
 type coordinator struct {
-	r    *reader
-	conf *Config
-	log  *service.Logger
-	m    *metrics
-	c    *conn
-	em   *emitter
-	wr   *windowReader // set with em, when the run starts producing
+	runEnv
+	cat *catalog
+	sr  *splitReader
+	em  *emitter
+	wr  *windowReader // set with em, when the run starts producing
 
 	start *checkpoint.State // where the run starts: committed, or fresh
 
@@ -35,7 +33,7 @@ type coordinator struct {
 
 	mu      sync.Mutex
 	tables  map[string]*tableInfo
-	skipped map[string]string // tables matched but not followable, and why
+	skipped *skippedTables // tables matched but not followable
 
 	snapSem  chan struct{} // max_parallel_snapshot_tables
 	snapWG   sync.WaitGroup
@@ -43,30 +41,39 @@ type coordinator struct {
 	fail     context.CancelCauseFunc
 }
 
-// newCoordinator plans the start of a run: the committed checkpoint when
-// there is one (it wins over scan_mode and scan_timestamp, as restoring
-// Flink state does), else a fresh start from scan_mode.
-func (r *reader) newCoordinator(ctx context.Context, c *conn) (*coordinator, error) {
+// runEnv is what a run takes from the input that starts it.
+type runEnv struct {
+	conf  *Config
+	log   *service.Logger
+	m     *metrics
+	c     *conn
+	clock dorisClock // the Doris time window ends come from: c, but for tests
+	// newBatcher gives the batching policy's processors, or nil without one.
+	newBatcher func() (*service.Batcher, error)
+	planned    *plannedEnds
+	// resave writes the committed position again, with the planned ends.
+	resave  func(context.Context) error
+	maxRows int // rows per emitted batch
+}
+
+// newCoordinator sets up the run that startup planned.
+func newCoordinator(env runEnv, sp *startPoint, cat *catalog) *coordinator {
 	co := &coordinator{
-		r: r, conf: r.conf, log: r.log, m: r.m, c: c,
-		tables:   map[string]*tableInfo{},
-		skipped:  map[string]string{},
-		snapSem:  make(chan struct{}, r.conf.MaxParallelSnapshotTables),
-		snapDone: make(chan struct{}, 1),
+		runEnv:          env,
+		cat:             cat,
+		sr:              &splitReader{conf: env.conf, c: env.c, m: env.m, log: env.log, maxRows: env.maxRows},
+		start:           sp.st,
+		pendingRemovals: sp.removals,
+		pendingAdds:     sp.adds,
+		tables:          map[string]*tableInfo{},
+		skipped:         sp.skipped,
+		snapSem:         make(chan struct{}, env.conf.MaxParallelSnapshotTables),
+		snapDone:        make(chan struct{}, 1),
 	}
-	st, err := r.loadCommitted(ctx, c)
-	if err != nil {
-		return nil, err
+	for _, t := range sp.tables {
+		co.follow(t)
 	}
-	if st == nil {
-		if st, err = co.freshStart(ctx); err != nil {
-			return nil, err
-		}
-	} else if err := co.resume(ctx, st); err != nil {
-		return nil, err
-	}
-	co.start = st
-	return co, nil
+	return co
 }
 
 // produce is the run: it starts the snapshots the position still needs,
@@ -119,13 +126,6 @@ func (co *coordinator) stopSnapshots(cancel context.CancelCauseFunc, err error) 
 	co.snapWG.Wait()
 }
 
-func (co *coordinator) newBatcher() (*service.Batcher, error) {
-	if co.r.pol.IsNoop() {
-		return nil, nil
-	}
-	return co.r.pol.NewBatcher(co.r.mgr)
-}
-
 // applyResumeChanges removes the tables of the stored position that are no
 // longer selected or no longer exist, and adds the newly selected ones.
 func (co *coordinator) applyResumeChanges(ctx context.Context) error {
@@ -144,9 +144,16 @@ func (co *coordinator) applyResumeChanges(ctx context.Context) error {
 	return nil
 }
 
-// catalog lists and admits tables for this run.
-func (co *coordinator) catalog() *catalog {
-	return &catalog{conf: co.conf, c: co.c, m: co.m, log: co.log}
+// follow makes t one of the run's tables.
+func (co *coordinator) follow(t *tableInfo) {
+	co.mu.Lock()
+	co.tables[t.name.key] = t
+	co.mu.Unlock()
+	// Exporters create a series on its first use; at zero it is there for
+	// rate() and alerts from the first scrape.
+	if co.conf.HasBinlogPhase() {
+		co.m.expiredGaps.Incr(0, t.name.key)
+	}
 }
 
 // table returns the followed table named key, or nil.
@@ -196,24 +203,24 @@ func (co *coordinator) addTable(ctx context.Context, t *tableInfo) error {
 		return err
 	}
 	t.notePartitions(ctx)
-	entry := &checkpoint.Table{Phase: checkpoint.PhaseBinlog, MaxTablet: hi}
-	if !co.conf.HasBinlogPhase() {
-		entry.Phase = checkpoint.PhaseSnapshot
-	} else if co.conf.HasSnapshotPhase() {
-		start, err := co.r.nextWholeSecond(ctx, co.c)
+	snapshot, start := co.conf.HasSnapshotPhase(), ""
+	if snapshot && co.conf.HasBinlogPhase() {
+		ts, err := nextWholeSecond(ctx, co.clock)
 		if err != nil {
 			return fmt.Errorf("resolving the binlog start of new table %s: %w", t.name.key, err)
 		}
-		entry.Phase, entry.Start = checkpoint.PhaseSnapshot, start.Text
+		start = ts.String()
 	}
-	co.mu.Lock()
-	co.tables[t.name.key] = t
-	co.mu.Unlock()
-	if err := co.em.emit(ctx, nil, func(st *checkpoint.State) { st.Tables[t.name.key] = entry }); err != nil {
+	co.follow(t)
+	var entry checkpoint.Table
+	if err := co.em.emit(ctx, nil, func(st *checkpoint.State) {
+		st.AddTable(t.name.key, snapshot, start, hi)
+		entry = *st.Tables[t.name.key]
+	}); err != nil {
 		return err
 	}
-	co.log.Infof("Table %s joins the stream: %s", t.name.key, describeTable(entry))
-	if entry.Phase == checkpoint.PhaseSnapshot {
+	co.log.Infof("Table %s joins the stream: %s", t.name.key, describeTable(&entry))
+	if snapshot {
 		co.startSnapshot(ctx, t, nil)
 	}
 	return nil
@@ -224,38 +231,7 @@ func (co *coordinator) removeTable(ctx context.Context, key string) error {
 	co.mu.Lock()
 	delete(co.tables, key)
 	co.mu.Unlock()
-	return co.em.emit(ctx, nil, func(st *checkpoint.State) { delete(st.Tables, key) })
-}
-
-// noteSkipped records a matched table that cannot be followed; it reports
-// true the first time, so that each is warned about once.
-func (co *coordinator) noteSkipped(key, why string) bool {
-	co.mu.Lock()
-	defer co.mu.Unlock()
-	if _, seen := co.skipped[key]; seen {
-		return false
-	}
-	co.skipped[key] = why
-	co.log.Warnf("Skipping table %s: %s. It is checked again at each table discovery", key, why)
-	return true
-}
-
-func (co *coordinator) clearSkipped(key string) {
-	co.mu.Lock()
-	defer co.mu.Unlock()
-	delete(co.skipped, key)
-}
-
-// forgetUnlistedSkipped drops skipped tables that are no longer listed, so
-// that doris_binlog_tables{state="skipped"} counts tables that still exist.
-func (co *coordinator) forgetUnlistedSkipped(listed map[string]bool) {
-	co.mu.Lock()
-	defer co.mu.Unlock()
-	for key := range co.skipped {
-		if !listed[key] {
-			delete(co.skipped, key)
-		}
-	}
+	return co.em.emit(ctx, nil, func(st *checkpoint.State) { st.DropTable(key) })
 }
 
 // refreshTableGauges counts the tables per state for doris_binlog_tables,
@@ -275,11 +251,23 @@ func (co *coordinator) refreshTableGauges() {
 		}
 	}
 	co.em.view(count)
-	co.mu.Lock()
-	counts["skipped"] = int64(len(co.skipped))
-	co.mu.Unlock()
+	counts["skipped"] = int64(co.skipped.count())
 	co.c.keepSessions(followed + co.conf.MaxParallelSnapshotTables*co.conf.MaxParallelSnapshotSplits)
 	for state, n := range counts {
 		co.m.tables.Set(n, state)
 	}
+}
+
+// dropTables removes tables found gone, by a window read or a discovery.
+func (co *coordinator) dropTables(ctx context.Context, keys []string) error {
+	for _, key := range keys {
+		co.log.Warnf("Table %s was dropped: it leaves the stream and the checkpoint", key)
+		if err := co.removeTable(ctx, key); err != nil {
+			return err
+		}
+	}
+	if len(keys) > 0 {
+		co.refreshTableGauges()
+	}
+	return nil
 }

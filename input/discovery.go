@@ -26,7 +26,7 @@ func (d *discovery) String() string {
 // join, dropped ones leave, recreated ones start over as new tables. A
 // failed listing is retried at the next discovery.
 func (co *coordinator) discover(ctx context.Context) error {
-	cands, err := co.catalog().candidates(ctx)
+	cands, err := co.cat.candidates(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -42,7 +42,7 @@ func (co *coordinator) discover(ctx context.Context) error {
 			return err
 		}
 	}
-	co.forgetUnlistedSkipped(listed)
+	co.skipped.forgetUnlisted(listed)
 	var gone []string
 	for _, key := range co.followedKeys() {
 		if !listed[key] {
@@ -69,7 +69,7 @@ func (co *coordinator) discoverOne(ctx context.Context, name tableName, d *disco
 			return err
 		}
 		if !recreated {
-			co.catalog().warnDroppedPartitions(ctx, t)
+			co.cat.warnDroppedPartitions(ctx, t)
 			return nil
 		}
 		co.log.Warnf("Table %s was dropped and created again, or truncated (all its tablets are new): it restarts as a new table. "+
@@ -79,18 +79,18 @@ func (co *coordinator) discoverOne(ctx context.Context, name tableName, d *disco
 		}
 		d.recreated = append(d.recreated, name.key)
 	}
-	t, problem, err := co.catalog().admit(ctx, name)
+	t, problem, err := co.cat.admit(ctx, name)
 	switch {
 	case err != nil:
 		co.log.Warnf("Checking table %s failed, trying again at the next discovery: %v", name.key, err)
 		return nil
 	case problem != "":
-		if co.noteSkipped(name.key, problem) {
+		if co.skipped.note(name.key, problem) {
 			d.skipped = append(d.skipped, name.key)
 		}
 		return nil
 	}
-	co.clearSkipped(name.key)
+	co.skipped.clear(name.key)
 	if err := co.addTable(ctx, t); err != nil {
 		return err
 	}
@@ -118,11 +118,7 @@ func (co *coordinator) checkIdentity(ctx context.Context, t *tableInfo) (recreat
 		return true, nil
 	}
 	if hi > seen {
-		return false, co.em.emit(ctx, nil, func(st *checkpoint.State) {
-			if ts := st.Tables[t.name.key]; ts != nil {
-				ts.MaxTablet = hi
-			}
-		})
+		return false, co.em.emit(ctx, nil, func(st *checkpoint.State) { st.NoteMaxTablet(t.name.key, hi) })
 	}
 	return false, nil
 }

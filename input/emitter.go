@@ -18,10 +18,17 @@ import (
 // highest contiguous one.
 type emitter struct {
 	mu       sync.Mutex
-	run      *delivery.Run[*checkpoint.State]
+	run      batchSink
 	batcher  *service.Batcher // the batching policy's processors, or nil
 	progress *checkpoint.State
 }
+
+// batchSink takes each batch with the position it makes: a delivery.Run.
+type batchSink interface {
+	Emit(batch service.MessageBatch, st *checkpoint.State) error
+}
+
+var _ batchSink = (*delivery.Run[*checkpoint.State])(nil)
 
 // emit hands msgs (possibly none) to delivery under the position that
 // change makes of the emitted one.

@@ -21,7 +21,7 @@ import (
 // from, or nil to ask Doris. accepted reports a gap that binlog_on_expired:
 // continue lets the read go on from; it is counted and logged once, by the
 // caller's not asking again.
-func (wr *windowReader) guardExpiry(ctx context.Context, t *tableInfo, part window, now *doris.Timestamp, skip *checkpoint.Pos) (accepted bool, err error) {
+func (wr *windowReader) guardExpiry(ctx context.Context, t *tableInfo, part window, now *bound, skip *checkpoint.Pos) (accepted bool, err error) {
 	props, err := t.properties(ctx, false)
 	if err != nil {
 		return false, fmt.Errorf("checking the binlog retention of %s before reading [%s, %s): %w", t.name.key, part.start, part.end, err)
@@ -30,22 +30,19 @@ func (wr *windowReader) guardExpiry(ctx context.Context, t *tableInfo, part wind
 		return false, nil // the table keeps its binlog for ever
 	}
 	if now == nil {
-		ts, err := wr.c.currentBound(ctx)
+		ts, err := wr.clock.currentBound(ctx)
 		if err != nil {
 			return false, fmt.Errorf("reading the current Doris time to check the binlog retention of %s before reading [%s, %s): %w",
 				t.name.key, part.start, part.end, err)
 		}
 		now = &ts
 	}
-	startMs, ok := boundMs(part.start)
-	if !ok {
-		return false, fatalf("binlog window [%s, %s) of %s has a start that is not a UTC window bound", part.start, part.end, t.name.key)
-	}
+	startMs := part.start.ms()
 	if skip != nil {
 		startMs = max(startMs, doris.PhysicalMs(skip.TSO))
 	}
 	// Doris drops a record once its commit ms <= now - TTL.
-	retainedFrom := now.PhysicalMs - props.TTLSeconds*1000
+	retainedFrom := now.ms() - props.TTLSeconds*1000
 	if startMs > retainedFrom {
 		return false, nil
 	}
@@ -58,8 +55,8 @@ func (wr *windowReader) guardExpiry(ctx context.Context, t *tableInfo, part wind
 func (wr *windowReader) reportExpired(t *tableInfo, part window, startMs, retainedFrom, ttl int64) error {
 	gapSeconds := (retainedFrom-startMs)/1000 + 1
 	wr.m.expiredGaps.Incr(1, t.name.key)
-	from := wr.c.describeBound(doris.UTCWindowBound(startMs))
-	lost := wr.c.describeBound(doris.UTCWindowBound(retainedFrom))
+	from := wr.c.describeBound(boundAt(startMs))
+	lost := wr.c.describeBound(boundAt(retainedFrom))
 	msg := "binlog window [%s, %s) of %s starts before the oldest retained change: %d seconds of changes " +
 		"(committed from %s until %s) are gone because of binlog.ttl_seconds=%d. To recover: stop the pipeline, " +
 		"delete checkpoint key %s (and %s.bak) from cache %s or choose a new checkpoint_cache_key, and restart with " +

@@ -14,7 +14,7 @@ func TestHalfPairWarningIsRateLimitedPerTable(t *testing.T) {
 	h := newHalfPairLog(func(format string, args ...any) { lines = append(lines, fmt.Sprintf(format, args...)) })
 	clock := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
 	h.now = func() time.Time { return clock }
-	w := window{start: "2026-12-01 10:00:00", end: "2026-12-01 10:00:01"}
+	w := window{start: mustBound(t, "2026-12-01 10:00:00"), end: mustBound(t, "2026-12-01 10:00:01")}
 	half := func(table string, lsn int64) {
 		h.note(table, w, checkpoint.Pos{TSO: 7, LSN: lsn, Op: 2}, "no update_after follows it")
 	}

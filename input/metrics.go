@@ -50,8 +50,8 @@ func (m *metrics) committed(st *checkpoint.State) {
 	if st.Stream == nil {
 		return
 	}
-	if ms, ok := boundMs(st.Stream.Start); ok {
-		m.ackedWindowEndMs.Store(ms)
+	if b, err := parseBound(st.Stream.Start); err == nil {
+		m.ackedWindowEndMs.Store(b.ms())
 		m.refreshLag()
 	}
 }

@@ -81,6 +81,27 @@ func (r *reader) save(ctx context.Context, st *checkpoint.State) error {
 	return r.checkSave(r.store.Save(ctx, &cp))
 }
 
+// startup is the start-up of a run on c.
+func (r *reader) startup(c *conn, cat *catalog) *startup {
+	return &startup{
+		conf: r.conf, log: r.log, mgr: r.mgr, store: r.store, del: r.del, planned: &r.planned, c: c, cat: cat,
+		save: func(ctx context.Context, st *checkpoint.State) error { return r.checkSave(r.store.Save(ctx, st)) },
+	}
+}
+
+// runEnv is what a run on c takes from the input.
+func (r *reader) runEnv(c *conn) runEnv {
+	return runEnv{
+		conf: r.conf, log: r.log, m: r.m, c: c, clock: c, planned: &r.planned, resave: r.del.Resave, maxRows: r.maxRows,
+		newBatcher: func() (*service.Batcher, error) {
+			if r.pol.IsNoop() {
+				return nil, nil
+			}
+			return r.pol.NewBatcher(r.mgr)
+		},
+	}
+}
+
 func (r *reader) committed(st *checkpoint.State) {
 	r.m.committed(st)
 	if r.pub == nil || st.Stream == nil {
@@ -88,9 +109,9 @@ func (r *reader) committed(st *checkpoint.State) {
 	}
 	// offset_timestamp is FE time, so that it can be copied into
 	// scan_timestamp; the bound itself is UTC.
-	if ms, ok := boundMs(st.Stream.Start); ok {
+	if b, err := parseBound(st.Stream.Start); err == nil {
 		if z := r.feZone.Load(); z != nil {
-			r.pub.offer(z.Format(ms))
+			r.pub.offer(z.Format(b.ms()))
 		}
 	}
 }
@@ -111,11 +132,13 @@ func (r *reader) Connect(ctx context.Context) error {
 		return err
 	}
 	r.feZone.Store(&c.zone)
-	co, err := r.newCoordinator(ctx, c)
+	cat := &catalog{conf: r.conf, c: c, m: r.m, log: r.log}
+	sp, err := r.startup(c, cat).run(ctx)
 	if err != nil {
 		c.close()
 		return r.noteFatal(err)
 	}
+	co := newCoordinator(r.runEnv(c), sp, cat)
 	r.run = r.del.Start(r.rewound, co.produce)
 	r.conn = c
 	r.rewound = false

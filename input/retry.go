@@ -102,12 +102,11 @@ func (rt *windowRetry) tooLarge(err error, part window) (retryStep, error) {
 // @incr bounds. Reading the halves one after the other reads the same
 // changes in the same order. A window of one second cannot be split.
 func splitWindow(w window) ([2]window, bool) {
-	startMs, ok1 := boundMs(w.start)
-	endMs, ok2 := boundMs(w.end)
-	if !ok1 || !ok2 || endMs-startMs < 2000 {
+	startMs, endMs := w.start.ms(), w.end.ms()
+	if endMs-startMs < 2000 {
 		return [2]window{}, false
 	}
-	mid := doris.UTCWindowBound(startMs + (endMs-startMs)/2000*1000)
+	mid := boundAt(startMs + (endMs-startMs)/2000*1000)
 	return [2]window{{start: w.start, end: mid}, {start: mid, end: w.end}}, true
 }
 

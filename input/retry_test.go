@@ -21,7 +21,7 @@ func testRetry(t *testing.T) (*windowRetry, *retryAges) {
 	res := service.MockResources()
 	ages := newRetryAges(res.Metrics())
 	conf := &Config{QueryTimeout: time.Minute, ExecMemLimit: 1 << 20, CheckpointKey: "k", CheckpointCache: "c"}
-	w := window{start: "2026-01-01 00:00:00", end: "2026-01-01 00:00:10"}
+	w := window{start: mustBound(t, "2026-01-01 00:00:00"), end: mustBound(t, "2026-01-01 00:00:10")}
 	return newWindowRetry(conf, res.Logger(), ages, "db.t", w), ages
 }
 
@@ -32,7 +32,7 @@ func TestClassifyPermanentStops(t *testing.T) {
 	if !isFatal(err) {
 		t.Fatalf("a permanent error gave %v, want a fatal error", err)
 	}
-	for _, want := range []string{"db.t", rt.w.start, rt.w.end, "operation: 7", "cannot fix"} {
+	for _, want := range []string{"db.t", rt.w.start.String(), rt.w.end.String(), "operation: 7", "cannot fix"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("fatal error %q does not name %q", err, want)
 		}
@@ -60,7 +60,7 @@ func TestClassifyQueryLimitSplitsDownToOneSecond(t *testing.T) {
 	rt, _ := testRetry(t)
 	limit := errors.New("errCode = 2, detailMessage = (be1)[MEM_LIMIT_EXCEEDED]Allocator mem tracker check failed")
 	piece := rt.w
-	for piece.end != "" {
+	for piece.end != 0 {
 		step, err := rt.classify(limit, piece)
 		if err != nil {
 			if !isFatal(err) || !strings.Contains(err.Error(), "exec_mem_limit") {
@@ -99,7 +99,7 @@ func TestSplitWindowKeepsOrderAndCoverage(t *testing.T) {
 		{"2026-01-01 00:00:00", "2026-01-01 00:00:01", false},
 		{"2026-01-01 23:59:59", "2026-01-02 06:00:00", true},
 	} {
-		halves, ok := splitWindow(window{start: tc.start, end: tc.end})
+		halves, ok := splitWindow(window{start: mustBound(t, tc.start), end: mustBound(t, tc.end)})
 		if ok != tc.ok {
 			t.Fatalf("splitWindow(%s, %s) ok = %v, want %v", tc.start, tc.end, ok, tc.ok)
 		}
@@ -107,7 +107,7 @@ func TestSplitWindowKeepsOrderAndCoverage(t *testing.T) {
 			continue
 		}
 		a, b := halves[0], halves[1]
-		if a.start != tc.start || b.end != tc.end || a.end != b.start {
+		if a.start.String() != tc.start || b.end.String() != tc.end || a.end != b.start {
 			t.Fatalf("halves %v of [%s, %s) do not chain", halves, tc.start, tc.end)
 		}
 		if mustMs(t, a.end) <= mustMs(t, a.start) || mustMs(t, b.end) <= mustMs(t, b.start) || mustMs(t, a.end)%1000 != 0 {
@@ -116,13 +116,9 @@ func TestSplitWindowKeepsOrderAndCoverage(t *testing.T) {
 	}
 }
 
-func mustMs(t *testing.T, s string) int64 {
+func mustMs(t *testing.T, b bound) int64 {
 	t.Helper()
-	ms, ok := boundMs(s)
-	if !ok {
-		t.Fatalf("bad bound %q", s)
-	}
-	return ms
+	return b.ms()
 }
 
 // secWindow is [from, to) in seconds after 2026-01-01 00:00:00 UTC.

@@ -3,7 +3,6 @@ package input
 import (
 	"context"
 	"errors"
-	"slices"
 
 	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
 )
@@ -44,7 +43,7 @@ func (co *coordinator) startSnapshot(ctx context.Context, t *tableInfo, done []i
 // snapshotTable reads every split of t that done does not cover, up to
 // max_parallel_snapshot_splits at a time, then moves t to its next phase.
 func (co *coordinator) snapshotTable(ctx context.Context, t *tableInfo, done []int64) error {
-	todo, total, err := co.splits().pending(ctx, t, done)
+	todo, total, err := co.sr.pending(ctx, t, done)
 	if err != nil {
 		return err
 	}
@@ -58,7 +57,7 @@ func (co *coordinator) snapshotTable(ctx context.Context, t *tableInfo, done []i
 
 	rctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	chunks, wait := co.splits().start(rctx, t, todo)
+	chunks, wait := co.sr.start(rctx, t, todo)
 	var emitErr error
 	for ch := range chunks {
 		if emitErr != nil {
@@ -69,11 +68,7 @@ func (co *coordinator) snapshotTable(ctx context.Context, t *tableInfo, done []i
 			splitsDone++
 			co.m.splitsDone.Set(int64(splitsDone), key)
 		}
-		emitErr = co.em.emit(ctx, ch.msgs, func(st *checkpoint.State) {
-			if ts := st.Tables[key]; ts != nil && finished != nil {
-				ts.DoneTablets = append(slices.Clip(ts.DoneTablets), finished...)
-			}
-		})
+		emitErr = co.em.emit(ctx, ch.msgs, func(st *checkpoint.State) { st.SnapshotTabletsDone(key, finished) })
 		if emitErr != nil {
 			cancel()
 		}
@@ -84,32 +79,12 @@ func (co *coordinator) snapshotTable(ctx context.Context, t *tableInfo, done []i
 	return co.finishSnapshot(ctx, key, total)
 }
 
-// splits is the reader of this run's snapshot splits.
-func (co *coordinator) splits() *splitReader {
-	return &splitReader{conf: co.conf, c: co.c, m: co.m, log: co.log, maxRows: co.r.maxRows}
-}
-
 // finishSnapshot moves a table past its snapshot: a table that started with
 // the chain joins it, a late one catches up from its own start, and without
 // a binlog phase the table is done.
 func (co *coordinator) finishSnapshot(ctx context.Context, key string, splits int) error {
 	var next string
-	err := co.em.emit(ctx, nil, func(st *checkpoint.State) {
-		ts := st.Tables[key]
-		if ts == nil {
-			return
-		}
-		ts.DoneTablets = nil
-		switch {
-		case st.Stream == nil:
-			ts.Phase = checkpoint.PhaseDone
-		case ts.Start == "":
-			ts.Phase = checkpoint.PhaseBinlog
-		default:
-			ts.Phase, ts.CatchUp = checkpoint.PhaseCatchUp, &checkpoint.Window{Start: ts.Start}
-		}
-		next = ts.Phase
-	})
+	err := co.em.emit(ctx, nil, func(st *checkpoint.State) { next = st.FinishSnapshot(key) })
 	if err != nil {
 		return err
 	}

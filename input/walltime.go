@@ -3,7 +3,7 @@ package input
 import (
 	"context"
 	"fmt"
-	"strings"
+	"time"
 
 	"github.com/rpconnect-doris/rpconnect-doris/doris"
 )
@@ -20,37 +20,81 @@ import (
 // windowZoneLabel is how logs name the zone of window bounds.
 const windowZoneLabel = "UTC"
 
-// currentBound is the current Doris time as a window bound: /api/tso's
-// physical time, floored to the second and formatted in UTC on the client,
-// with no FROM_UNIXTIME round trip.
-func (c *conn) currentBound(ctx context.Context) (doris.Timestamp, error) {
-	info, err := c.rest.CurrentTSO(ctx)
-	if err != nil {
-		return doris.Timestamp{}, err
-	}
-	return doris.Timestamp{Text: doris.UTCWindowBound(info.PhysicalMs), PhysicalMs: info.PhysicalMs - info.PhysicalMs%1000}, nil
+// bound is a window bound: a whole second of the Doris clock, as UTC epoch
+// ms. It comes from /api/tso (or from the checkpoint's text) and is
+// formatted only where the @incr SQL is built and where the checkpoint
+// stores it; comparisons, arithmetic and logs work on the instant.
+type bound int64
+
+// boundAt floors epoch ms to the second.
+func boundAt(ms int64) bound {
+	return bound(ms - ((ms%1000)+1000)%1000)
 }
 
-// boundMs converts a window bound to epoch ms.
-func boundMs(text string) (int64, bool) {
+// parseBound reads a bound the checkpoint stores as text.
+func parseBound(text string) (bound, error) {
 	ms, err := doris.ParseUTCWindowBound(text)
-	return ms, err == nil
+	return bound(ms), err
+}
+
+// ms is the bound's epoch ms, a multiple of 1000.
+func (b bound) ms() int64 { return int64(b) }
+
+// String is the bound's text, yyyy-MM-dd HH:mm:ss in UTC: what the @incr
+// SQL and the checkpoint hold.
+func (b bound) String() string { return doris.UTCWindowBound(int64(b)) }
+
+// dorisClock tells the current Doris time as a window bound; conn asks
+// /api/tso.
+type dorisClock interface {
+	currentBound(ctx context.Context) (bound, error)
+}
+
+// currentBound is the current Doris time as a window bound: /api/tso's
+// physical time, floored to the second, with no FROM_UNIXTIME round trip.
+func (c *conn) currentBound(ctx context.Context) (bound, error) {
+	info, err := c.rest.CurrentTSO(ctx)
+	if err != nil {
+		return 0, err
+	}
+	return boundAt(info.PhysicalMs), nil
 }
 
 // describeBound names a window bound in UTC and, when it differs, on the
 // FE's wall clock, which is what users see in Doris.
-func (c *conn) describeBound(text string) string {
-	ms, ok := boundMs(text)
-	if !ok || c.zone.Location == nil {
+func (c *conn) describeBound(b bound) string {
+	text := b.String()
+	if c.zone.Location == nil {
 		return text + " " + windowZoneLabel
 	}
-	fe := c.zone.Format(ms)
+	fe := c.zone.Format(b.ms())
 	if fe == text {
 		return text + " " + windowZoneLabel
 	}
 	return fmt.Sprintf("%s %s (%s %s)", text, windowZoneLabel, fe, c.zone.Name)
 }
 
-// compareWall orders two wall-clock bounds; their fixed-width layout makes a
-// string comparison exact.
-func compareWall(a, b string) int { return strings.Compare(a, b) }
+// nextWholeSecond waits for the Doris second after the current one and
+// returns it. Stream starts are whole seconds, so a start taken by flooring
+// "now" reaches back to the beginning of the current second: every commit of
+// that second before the snapshot would come again from the binlog. Starting
+// a binlog at the next boundary, and reading the snapshot only after it,
+// shrinks that overlap to the milliseconds between the boundary and the
+// snapshot read. A few attempts bound the wait if clocks disagree.
+func nextWholeSecond(ctx context.Context, c dorisClock) (bound, error) {
+	first, err := c.currentBound(ctx)
+	if err != nil {
+		return first, err
+	}
+	ts := first
+	for range 3 {
+		now := time.Now()
+		if err := doris.Sleep(ctx, now.Truncate(time.Second).Add(time.Second+tickSlack).Sub(now)); err != nil {
+			return ts, err
+		}
+		if ts, err = c.currentBound(ctx); err != nil || ts > first {
+			return ts, err
+		}
+	}
+	return ts, nil
+}

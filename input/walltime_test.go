@@ -22,15 +22,14 @@ func TestDescribeBoundShowsBothZones(t *testing.T) {
 		{"America/New_York", "2026-11-01 06:30:00", "2026-11-01 06:30:00 UTC (2026-11-01 01:30:00 America/New_York)"},
 		{"Europe/Berlin", "2026-03-29 01:00:00", "2026-03-29 01:00:00 UTC (2026-03-29 03:00:00 Europe/Berlin)"},
 		{"+00:00", "2026-03-29 01:00:00", "2026-03-29 01:00:00 UTC"},
-		{"UTC", "not a bound", "not a bound UTC"},
 	}
 	for _, tc := range cases {
 		c := &conn{zone: mustZone(t, tc.zone)}
-		if got := c.describeBound(tc.bound); got != tc.want {
+		if got := c.describeBound(mustBound(t, tc.bound)); got != tc.want {
 			t.Errorf("%s in %s: got %q, want %q", tc.bound, tc.zone, got, tc.want)
 		}
 	}
-	if got := (&conn{}).describeBound("2026-01-01 00:00:00"); got != "2026-01-01 00:00:00 UTC" {
+	if got := (&conn{}).describeBound(mustBound(t, "2026-01-01 00:00:00")); got != "2026-01-01 00:00:00 UTC" {
 		t.Errorf("without an FE zone: %q", got)
 	}
 }
@@ -49,5 +48,45 @@ func TestRepeatedHour(t *testing.T) {
 	}
 	if repeatedHour(mustZone(t, "Asia/Shanghai"), "2026-11-01 13:30:00", first) {
 		t.Error("Shanghai has no daylight saving")
+	}
+}
+
+func mustBound(t *testing.T, text string) bound {
+	t.Helper()
+	b, err := parseBound(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// A bound is the whole second of the Doris clock: /api/tso's physical ms
+// floored, and its text is what @incr and the checkpoint hold.
+func TestBoundFloorsToTheSecondAndRoundTrips(t *testing.T) {
+	base := mustBound(t, "2026-12-01 10:00:00")
+	for _, tc := range []struct {
+		ms   int64
+		want bound
+	}{
+		{base.ms(), base},
+		{base.ms() + 1, base},
+		{base.ms() + 999, base},
+		{base.ms() + 1000, base + 1000},
+		{-1, -1000}, // before 1970 floors down, not towards zero
+	} {
+		if got := boundAt(tc.ms); got != tc.want {
+			t.Errorf("boundAt(%d) = %d, want %d", tc.ms, got, tc.want)
+		}
+	}
+	if got := boundAt(base.ms() + 999).String(); got != "2026-12-01 10:00:00" {
+		t.Errorf("text of a floored bound = %q", got)
+	}
+	if b, err := parseBound(base.String()); err != nil || b != base {
+		t.Errorf("parseBound(%q) = %d, %v; want %d", base.String(), b, err, base)
+	}
+	for _, bad := range []string{"", "2026-12-01 10:00", "2026-12-01T10:00:00", "2026-02-30 10:00:00"} {
+		if _, err := parseBound(bad); err == nil {
+			t.Errorf("parseBound(%q) accepted it", bad)
+		}
 	}
 }

@@ -22,13 +22,14 @@ type windowReader struct {
 	log     *service.Logger
 	m       *metrics
 	c       *conn
+	clock   dorisClock
 	em      *emitter
 	maxRows int
 	halves  *halfPairLog // binlog_merge_updates warnings, rate-limited
 }
 
 func newWindowReader(co *coordinator) *windowReader {
-	return &windowReader{conf: co.conf, log: co.log, m: co.m, c: co.c, em: co.em, maxRows: co.r.maxRows,
+	return &windowReader{conf: co.conf, log: co.log, m: co.m, c: co.c, clock: co.clock, em: co.em, maxRows: co.maxRows,
 		halves: newHalfPairLog(co.log.Warnf)}
 }
 
@@ -42,10 +43,10 @@ func newWindowReader(co *coordinator) *windowReader {
 // checked against the table's binlog retention (guardExpiry); now is the
 // Doris time w's end came from, or nil, when it is asked once here (and
 // again by each table's retries).
-func (wr *windowReader) read(ctx context.Context, tables []*tableInfo, w window, now *doris.Timestamp, skip *checkpoint.Pos,
+func (wr *windowReader) read(ctx context.Context, tables []*tableInfo, w window, now *bound, skip *checkpoint.Pos,
 	place func(*checkpoint.State, checkpoint.Pos)) (dropped []string, err error) {
 	if now == nil {
-		if ts, err := wr.c.currentBound(ctx); err == nil {
+		if ts, err := wr.clock.currentBound(ctx); err == nil {
 			now = &ts
 		}
 	}
@@ -93,9 +94,9 @@ type windowSource struct {
 	wr     *windowReader
 	t      *tableInfo
 	w      window
-	now    *doris.Timestamp // the Doris time w's end came from, for the first attempt
-	skip   *checkpoint.Pos  // the last row handed on (or delivered before)
-	tables int              // how many tables the window reads at once
+	now    *bound          // the Doris time w's end came from, for the first attempt
+	skip   *checkpoint.Pos // the last row handed on (or delivered before)
+	tables int             // how many tables the window reads at once
 
 	out     chan convResult // closed at the end; err then set
 	done    chan struct{}
@@ -103,7 +104,7 @@ type windowSource struct {
 	dropped bool
 }
 
-func (wr *windowReader) newSource(t *tableInfo, w window, now *doris.Timestamp, skip *checkpoint.Pos, tables int) *windowSource {
+func (wr *windowReader) newSource(t *tableInfo, w window, now *bound, skip *checkpoint.Pos, tables int) *windowSource {
 	return &windowSource{wr: wr, t: t, w: w, now: now, skip: skip, tables: tables, out: make(chan convResult, 1), done: make(chan struct{})}
 }
 
@@ -158,15 +159,26 @@ func (s *windowSource) run(ctx context.Context) {
 }
 
 // attempt checks piece against the binlog retention and reads it once.
-func (s *windowSource) attempt(ctx context.Context, piece window, now *doris.Timestamp, gapAccepted *bool) error {
-	if !*gapAccepted {
-		accepted, err := s.wr.guardExpiry(ctx, s.t, piece, now, s.skip)
-		if err != nil {
-			return err
-		}
-		*gapAccepted = accepted
+func (s *windowSource) attempt(ctx context.Context, piece window, now *bound, gapAccepted *bool) error {
+	if err := s.checkRetention(ctx, piece, now, gapAccepted); err != nil {
+		return err
 	}
 	return s.read(ctx, piece)
+}
+
+// checkRetention runs the expiry guard until it accepts a gap
+// (binlog_on_expired: continue); from then on the source's attempts read
+// on without counting or logging that gap again.
+func (s *windowSource) checkRetention(ctx context.Context, piece window, now *bound, gapAccepted *bool) error {
+	if *gapAccepted {
+		return nil
+	}
+	accepted, err := s.wr.guardExpiry(ctx, s.t, piece, now, s.skip)
+	if err != nil {
+		return err
+	}
+	*gapAccepted = accepted
+	return nil
 }
 
 // gone tells whether a failure came from the table having been dropped:
@@ -233,7 +245,7 @@ func (s *windowSource) read(ctx context.Context, piece window) (err error) {
 		}
 		return send(res)
 	}
-	sql := doris.IncrSQLWhere(name.db, name.table, s.wr.conf.ReadFields, piece.start, piece.end, s.wr.conf.IncrementType,
+	sql := doris.IncrSQLWhere(name.db, name.table, s.wr.conf.ReadFields, piece.start.String(), piece.end.String(), s.wr.conf.IncrementType,
 		doris.BinlogCondition(s.wr.conf.IgnoreUpdateBefore, s.wr.conf.BinlogFilter))
 	err = fc.Query(qctx, sql, func(rec arrow.RecordBatch) error {
 		queue = append(queue, pool.submit(rec))

@@ -2,14 +2,29 @@ package input
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/rpconnect-doris/rpconnect-doris/doris"
 	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
 )
 
-// window is a binlog range [start, end) in UTC wall-clock seconds.
-type window struct{ start, end string }
+// window is a binlog range [start, end) of whole UTC seconds.
+type window struct{ start, end bound }
+
+// windowOf is the window a checkpoint stores; an open end stays unset.
+func windowOf(what string, w *checkpoint.Window) (out window, open bool, err error) {
+	if out.start, err = parseBound(w.Start); err != nil {
+		return out, false, fmt.Errorf("%s start: %w", what, err)
+	}
+	if w.End == "" {
+		return out, true, nil
+	}
+	if out.end, err = parseBound(w.End); err != nil {
+		return out, false, fmt.Errorf("%s end: %w", what, err)
+	}
+	return out, false, nil
+}
 
 // runStream follows the window chain forever: take end = the current Doris
 // time, read [start, end) of every streaming table, then start = end.
@@ -20,8 +35,12 @@ func (co *coordinator) runStream(ctx context.Context) error {
 	if err := co.waitChainSnapshots(ctx); err != nil {
 		return err
 	}
-	var start string
-	co.em.view(func(st *checkpoint.State) { start = st.Stream.Start })
+	var text string
+	co.em.view(func(st *checkpoint.State) { text = st.Stream.Start })
+	start, err := parseBound(text)
+	if err != nil {
+		return fmt.Errorf("binlog stream start: %w", err)
+	}
 	co.log.Infof("Binlog phase: reading %s changes of %d table(s) from %s", co.conf.IncrementType, len(co.phaseTables(checkpoint.PhaseBinlog)), co.c.describeBound(start))
 	lastTick, lastDiscovery := time.Time{}, time.Now()
 	for {
@@ -34,11 +53,19 @@ func (co *coordinator) runStream(ctx context.Context) error {
 		if err := co.catchUp(ctx); err != nil {
 			return err
 		}
-		var err error
 		if lastTick, err = co.nextWindow(ctx, lastTick); err != nil {
 			return err
 		}
 	}
+}
+
+// planWindowEnd makes end durable before the window is read.
+func (co *coordinator) planWindowEnd(ctx context.Context, end bound) error {
+	co.planned.add(end)
+	if err := co.resave(ctx); err != nil {
+		return fmt.Errorf("saving the chosen window end %s to checkpoint_cache %s: %w", end, co.conf.CheckpointCache, err)
+	}
+	return nil
 }
 
 // waitChainSnapshots holds the chain at its start while a table that
@@ -67,18 +94,21 @@ func (co *coordinator) waitChainSnapshots(ctx context.Context) error {
 func (co *coordinator) nextWindow(ctx context.Context, lastTick time.Time) (time.Time, error) {
 	var cur checkpoint.Window
 	co.em.view(func(st *checkpoint.State) { cur = *st.Stream.Clone() })
-	w := window{start: cur.Start, end: cur.End}
-	var now *doris.Timestamp // the Doris time the window end came from
-	if w.end == "" {
-		if end, ok := co.r.planned.next(w.start); ok {
+	w, open, err := windowOf("binlog stream window", &cur)
+	if err != nil {
+		return lastTick, err
+	}
+	var now *bound // the Doris time the window end came from
+	if open {
+		if end, ok := co.planned.next(w.start); ok {
 			w.end = end // chosen before a restart: the same window again
 		} else {
 			ts, tick, err := co.nextWindowEnd(ctx, w.start, lastTick)
 			if err != nil {
 				return lastTick, err
 			}
-			w.end, lastTick, now = ts.Text, tick, &ts
-			if err := co.r.planWindowEnd(ctx, w.end); err != nil {
+			w.end, lastTick, now = ts, tick, &ts
+			if err := co.planWindowEnd(ctx, w.end); err != nil {
 				return lastTick, err
 			}
 		}
@@ -86,108 +116,42 @@ func (co *coordinator) nextWindow(ctx context.Context, lastTick time.Time) (time
 	tables := co.phaseTables(checkpoint.PhaseBinlog)
 	began := time.Now()
 	dropped, err := co.wr.read(ctx, tables, w, now, cur.Last, func(st *checkpoint.State, last checkpoint.Pos) {
-		st.Stream = &checkpoint.Window{Start: w.start, End: w.end, Last: &last}
+		st.ChainProgress(w.start.String(), w.end.String(), last)
 	})
 	if err != nil {
 		return lastTick, err
 	}
 	co.m.window.Timing(time.Since(began).Nanoseconds())
-	if err := co.em.emit(ctx, nil, func(st *checkpoint.State) { st.Stream = &checkpoint.Window{Start: w.end} }); err != nil {
+	if err := co.em.emit(ctx, nil, func(st *checkpoint.State) { st.AdvanceChain(w.end.String()) }); err != nil {
 		return lastTick, err
 	}
 	return lastTick, co.dropTables(ctx, dropped)
 }
 
-// catchUp reads, for each table whose snapshot finished after the chain
-// had moved on, its own binlog from its start to the chain's start, and
-// then lets it join the chain. A table whose start the chain has not
-// reached yet waits.
-func (co *coordinator) catchUp(ctx context.Context) error {
-	for _, t := range co.phaseTables(checkpoint.PhaseCatchUp) {
-		key := t.name.key
-		var chainStart string
-		var own checkpoint.Window
-		co.em.view(func(st *checkpoint.State) {
-			chainStart, own = st.Stream.Start, *st.Tables[key].CatchUp.Clone()
-		})
-		if compareWall(own.Start, chainStart) > 0 {
-			continue
-		}
-		if own.End == "" {
-			own.End = chainStart
-		}
-		w := window{start: own.Start, end: own.End}
-		co.log.Infof("Table %s catches up on its binlog [%s, %s) before joining the shared windows", key, w.start, w.end)
-		dropped, err := co.wr.read(ctx, []*tableInfo{t}, w, nil, own.Last, func(st *checkpoint.State, last checkpoint.Pos) {
-			if ts := st.Tables[key]; ts != nil {
-				ts.CatchUp = &checkpoint.Window{Start: w.start, End: w.end, Last: &last}
-			}
-		})
-		if err != nil {
-			return err
-		}
-		if len(dropped) > 0 {
-			if err := co.dropTables(ctx, dropped); err != nil {
-				return err
-			}
-			continue
-		}
-		if err := co.em.emit(ctx, nil, func(st *checkpoint.State) {
-			ts := st.Tables[key]
-			switch {
-			case ts == nil:
-			case w.end == st.Stream.Start:
-				ts.Phase, ts.CatchUp, ts.Start = checkpoint.PhaseBinlog, nil, ""
-			default: // the chain moved on meanwhile: catch up the rest next
-				ts.Start, ts.CatchUp = w.end, &checkpoint.Window{Start: w.end}
-			}
-		}); err != nil {
-			return err
-		}
-		co.log.Infof("Table %s caught up to %s", key, w.end)
-		co.refreshTableGauges()
-	}
-	return nil
-}
-
-// dropTables removes tables found gone, by a window read or a discovery.
-func (co *coordinator) dropTables(ctx context.Context, keys []string) error {
-	for _, key := range keys {
-		co.log.Warnf("Table %s was dropped: it leaves the stream and the checkpoint", key)
-		if err := co.removeTable(ctx, key); err != nil {
-			return err
-		}
-	}
-	if len(keys) > 0 {
-		co.refreshTableGauges()
-	}
-	return nil
-}
-
 // nextWindowEnd waits for the next poll tick and returns the current Doris
 // time (a UTC bound from /api/tso) once it has moved past start.
-func (co *coordinator) nextWindowEnd(ctx context.Context, start string, lastTick time.Time) (doris.Timestamp, time.Time, error) {
+func (co *coordinator) nextWindowEnd(ctx context.Context, start bound, lastTick time.Time) (bound, time.Time, error) {
 	var bo backoff
 	failing := false
 	for {
 		if wait := time.Until(nextTick(lastTick, co.conf.PollInterval)); wait > 0 {
 			if err := doris.Sleep(ctx, wait); err != nil {
-				return doris.Timestamp{}, lastTick, err
+				return 0, lastTick, err
 			}
 		}
 		lastTick = time.Now()
 		co.m.refreshLag()
-		ts, err := co.c.currentBound(ctx)
+		ts, err := co.clock.currentBound(ctx)
 		if err != nil {
 			if ctx.Err() != nil {
-				return doris.Timestamp{}, lastTick, ctx.Err()
+				return 0, lastTick, ctx.Err()
 			}
 			if !failing {
 				co.log.Warnf("Reading the current Doris time failed, retrying with backoff: %v", err)
 				failing = true
 			}
 			if err := doris.Sleep(ctx, bo.next()); err != nil {
-				return doris.Timestamp{}, lastTick, err
+				return 0, lastTick, err
 			}
 			continue
 		}
@@ -197,11 +161,11 @@ func (co *coordinator) nextWindowEnd(ctx context.Context, start string, lastTick
 		}
 		// Bounds are UTC, so a daylight-saving change never moves them back;
 		// only a real clock fault of the FE does.
-		switch cmp := compareWall(ts.Text, start); {
-		case cmp < 0:
-			return doris.Timestamp{}, lastTick, fatalf("current Doris timestamp moved backwards from %s to %s: the FE's clock went back",
-				co.c.describeBound(start), co.c.describeBound(ts.Text))
-		case cmp > 0:
+		switch {
+		case ts < start:
+			return 0, lastTick, fatalf("current Doris timestamp moved backwards from %s to %s: the FE's clock went back",
+				co.c.describeBound(start), co.c.describeBound(ts))
+		case ts > start:
 			return ts, lastTick, nil
 		}
 	}

@@ -1,7 +1,6 @@
 package input
 
 import (
-	"context"
 	"fmt"
 	"sync"
 
@@ -16,21 +15,30 @@ import (
 // Doris drops the repeated loads.
 type plannedEnds struct {
 	mu   sync.Mutex
-	ends []string // ascending
+	ends []bound // ascending
 }
 
 // restore takes the ends a stored checkpoint planned.
-func (p *plannedEnds) restore(st *checkpoint.State) {
+func (p *plannedEnds) restore(st *checkpoint.State) error {
 	if st == nil || st.Stream == nil {
-		return
+		return nil
+	}
+	ends := make([]bound, 0, len(st.Stream.Planned))
+	for _, text := range st.Stream.Planned {
+		b, err := parseBound(text)
+		if err != nil {
+			return fmt.Errorf("checkpoint planned_ends: %w", err)
+		}
+		ends = append(ends, b)
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.ends = append([]string(nil), st.Stream.Planned...)
+	p.ends = ends
+	return nil
 }
 
 // next returns the planned end of the window that starts at start.
-func (p *plannedEnds) next(start string) (string, bool) {
+func (p *plannedEnds) next(start bound) (bound, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, e := range p.ends {
@@ -38,10 +46,10 @@ func (p *plannedEnds) next(start string) (string, bool) {
 			return e, true
 		}
 	}
-	return "", false
+	return 0, false
 }
 
-func (p *plannedEnds) add(end string) {
+func (p *plannedEnds) add(end bound) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if n := len(p.ends); n == 0 || p.ends[n-1] < end {
@@ -50,33 +58,32 @@ func (p *plannedEnds) add(end string) {
 }
 
 // attach writes into st the ends beyond its own window, forgetting those
-// it has passed.
+// it has passed. A window whose bounds do not parse forgets nothing; the
+// save then fails on it loudly (checkpoint validation).
 func (p *plannedEnds) attach(st *checkpoint.State) *checkpoint.State {
 	if st.Stream == nil {
 		return st
 	}
-	pos := max(st.Stream.Start, st.Stream.End)
+	cur, open, err := windowOf("binlog stream window", st.Stream)
+	pos := cur.end
+	if open {
+		pos = cur.start
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	keep := p.ends[:0]
 	for _, e := range p.ends {
-		if e > pos {
+		if err != nil || e > pos {
 			keep = append(keep, e)
 		}
 	}
 	p.ends = keep
 	cp := *st
 	w := *st.Stream
-	w.Planned = append([]string(nil), keep...)
+	w.Planned = nil
+	for _, e := range keep {
+		w.Planned = append(w.Planned, e.String())
+	}
 	cp.Stream = &w
 	return &cp
-}
-
-// planWindowEnd makes end durable before the window is read.
-func (r *reader) planWindowEnd(ctx context.Context, end string) error {
-	r.planned.add(end)
-	if err := r.del.Resave(ctx); err != nil {
-		return fmt.Errorf("saving the chosen window end %s to checkpoint_cache %s: %w", end, r.conf.CheckpointCache, err)
-	}
-	return nil
 }

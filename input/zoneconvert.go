@@ -14,17 +14,17 @@ import (
 // time zone, to a UTC window bound once at start by asking the FE. A time in
 // a repeated hour means its first occurrence; a time the clocks skip is a
 // config error, since no instant is the one the user meant.
-func (r *reader) scanTimestampBound(ctx context.Context, c *conn) (string, error) {
-	lt, err := c.rest.ResolveScanTimestamp(ctx, r.conf.ScanTimestamp)
+func (s *startup) scanTimestampBound(ctx context.Context) (bound, error) {
+	lt, err := s.c.rest.ResolveScanTimestamp(ctx, s.conf.ScanTimestamp)
 	if skipped := (*doris.SkippedTimeError)(nil); errors.As(err, &skipped) {
-		return "", fatalf("%v", err)
+		return 0, fatalf("%v", err)
 	}
 	if err != nil {
-		return "", err
+		return 0, err
 	}
-	bound := doris.UTCWindowBound(lt.EpochMs)
-	r.log.Infof("%s %s in the Doris FE time zone %s is %s %s", doris.ScanTimestampField, lt.Text, lt.Zone, bound, windowZoneLabel)
-	return bound, nil
+	start := boundAt(lt.EpochMs)
+	s.log.Infof("%s %s in the Doris FE time zone %s is %s %s", doris.ScanTimestampField, lt.Text, lt.Zone, start, windowZoneLabel)
+	return start, nil
 }
 
 // convertToUTC rewrites a checkpoint written with FE-zone wall times
@@ -33,7 +33,8 @@ func (r *reader) scanTimestampBound(ctx context.Context, c *conn) (string, error
 // checkpoint was written. A time in a repeated hour is taken as its earlier
 // instant, so the changes of that hour are read again rather than skipped;
 // the position of the last delivered row still drops rows already delivered.
-func (r *reader) convertToUTC(ctx context.Context, c *conn, st *checkpoint.State) error {
+func (s *startup) convertToUTC(ctx context.Context, st *checkpoint.State) error {
+	c := s.c
 	var notes []string
 	seen := map[string]string{}
 	err := st.ToUTC(func(text string) (string, error) {
@@ -44,7 +45,7 @@ func (r *reader) convertToUTC(ctx context.Context, c *conn, st *checkpoint.State
 		if err != nil {
 			return "", fmt.Errorf("converting checkpoint time %s from the Doris FE time zone to UTC: %w", text, err)
 		}
-		out := doris.UTCWindowBound(lt.EpochMs)
+		out := boundAt(lt.EpochMs).String()
 		note := fmt.Sprintf("%s -> %s %s", text, out, windowZoneLabel)
 		switch {
 		case !lt.Exists:
@@ -62,9 +63,9 @@ func (r *reader) convertToUTC(ctx context.Context, c *conn, st *checkpoint.State
 	if len(notes) == 0 {
 		notes = append(notes, "it holds no window bound")
 	}
-	r.log.Infof("Checkpoint key %s in cache %s holds window bounds in the Doris FE time zone %s; converted once to UTC: %s. "+
+	s.log.Infof("Checkpoint key %s in cache %s holds window bounds in the Doris FE time zone %s; converted once to UTC: %s. "+
 		"It is saved with window_zone UTC from the next commit",
-		r.conf.CheckpointKey, r.conf.CheckpointCache, c.zone.Name, strings.Join(notes, "; "))
+		s.conf.CheckpointKey, s.conf.CheckpointCache, c.zone.Name, strings.Join(notes, "; "))
 	return nil
 }
 

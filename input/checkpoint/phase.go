@@ -1,0 +1,118 @@
+package checkpoint
+
+import "slices"
+
+// The table phase machine. Every change of a table's phase, and of the
+// shared chain, goes through these transitions, so that what validate
+// accepts is what the input can produce:
+//
+//	AddTable ─┬─> snapshot ──FinishSnapshot──┬─> done       (no binlog phase)
+//	          │                              ├─> binlog     (started with the chain)
+//	          │                              └─> catchup    (joined later: StartCatchUp)
+//	          └─> binlog                      catchup ──FinishCatchUp──> binlog (JoinChain)
+//
+// A table that is not in s is left alone by every transition: it was
+// dropped while a read of it was still under way.
+
+// AddTable enters table key into s. With snapshot it starts in its snapshot
+// phase, and start, when set, is where its own binlog begins once the
+// snapshot is done (a table that joins a running chain); without snapshot
+// it is read by the chain from its next window. maxTablet is the highest
+// tablet id it has now.
+func (s *State) AddTable(key string, snapshot bool, start string, maxTablet int64) {
+	t := &Table{Phase: PhaseBinlog, MaxTablet: maxTablet}
+	if snapshot {
+		t.Phase, t.Start = PhaseSnapshot, start
+	}
+	s.Tables[key] = t
+}
+
+// DropTable removes table key from s.
+func (s *State) DropTable(key string) { delete(s.Tables, key) }
+
+// NoteMaxTablet raises the highest tablet id seen of table key.
+func (s *State) NoteMaxTablet(key string, maxTablet int64) {
+	if t := s.Tables[key]; t != nil && maxTablet > t.MaxTablet {
+		t.MaxTablet = maxTablet
+	}
+}
+
+// SnapshotTabletsDone records snapshot tablets of table key as delivered.
+func (s *State) SnapshotTabletsDone(key string, tablets []int64) {
+	if t := s.Tables[key]; t != nil && len(tablets) > 0 {
+		t.DoneTablets = append(slices.Clip(t.DoneTablets), tablets...)
+	}
+}
+
+// FinishSnapshot moves table key past its snapshot: without a stream it is
+// done, a table that started with the chain joins it, and one that joined
+// later catches up from its own start. It returns the new phase, or "" when
+// the table is not in s.
+func (s *State) FinishSnapshot(key string) string {
+	t := s.Tables[key]
+	if t == nil {
+		return ""
+	}
+	t.DoneTablets = nil
+	switch {
+	case s.Stream == nil:
+		t.Phase = PhaseDone
+	case t.Start == "":
+		t.Phase = PhaseBinlog
+	default:
+		s.StartCatchUp(key, t.Start)
+	}
+	return t.Phase
+}
+
+// StartCatchUp makes table key read its own binlog from start, until it
+// reaches the chain.
+func (s *State) StartCatchUp(key, start string) {
+	if t := s.Tables[key]; t != nil {
+		t.Phase, t.Start, t.CatchUp = PhaseCatchUp, start, &Window{Start: start}
+	}
+}
+
+// CatchUpProgress records the last delivered row of table key's catch-up
+// window [start, end).
+func (s *State) CatchUpProgress(key, start, end string, last Pos) {
+	if t := s.Tables[key]; t != nil && t.Phase == PhaseCatchUp {
+		t.CatchUp = &Window{Start: start, End: end, Last: &last}
+	}
+}
+
+// FinishCatchUp closes table key's catch-up window, which ended at end: if
+// that is where the chain is now, the table joins it; otherwise the chain
+// moved on meanwhile and the table catches up the rest next. It reports
+// whether the table joined.
+func (s *State) FinishCatchUp(key, end string) bool {
+	t := s.Tables[key]
+	if t == nil || t.Phase != PhaseCatchUp {
+		return false
+	}
+	if s.Stream != nil && end == s.Stream.Start {
+		s.JoinChain(key)
+		return true
+	}
+	s.StartCatchUp(key, end)
+	return false
+}
+
+// JoinChain makes table key one of the tables every chain window reads.
+func (s *State) JoinChain(key string) {
+	if t := s.Tables[key]; t != nil {
+		t.Phase, t.CatchUp, t.Start = PhaseBinlog, nil, ""
+	}
+}
+
+// StartChain sets the start of the shared chain, for a fresh start.
+func (s *State) StartChain(start string) { s.Stream = &Window{Start: start} }
+
+// ChainProgress records the last delivered row of the chain's window
+// [start, end).
+func (s *State) ChainProgress(start, end string, last Pos) {
+	s.Stream = &Window{Start: start, End: end, Last: &last}
+}
+
+// AdvanceChain moves the chain past its finished window, which ended at end.
+func (s *State) AdvanceChain(end string) { s.Stream = &Window{Start: end} }

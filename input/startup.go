@@ -1,0 +1,231 @@
+package input
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/redpanda-data/benthos/v4/public/service"
+
+	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
+	"github.com/rpconnect-doris/rpconnect-doris/input/delivery"
+)
+
+// startup decides where a run starts: the position committed in this
+// process, else the stored checkpoint (carried over from an earlier key and
+// converted to UTC bounds when it needs to be), else a fresh start from
+// scan_mode; and it reconciles that position with the tables selected now.
+// It is the one owner of start-up; the coordinator only runs what it
+// decided.
+type startup struct {
+	conf    *Config
+	log     *service.Logger
+	mgr     *service.Resources
+	store   *checkpoint.Store // nil when no checkpoint_cache is configured
+	del     *delivery.Delivery[*checkpoint.State]
+	planned *plannedEnds
+	save    func(context.Context, *checkpoint.State) error // a save checked by saveHealth
+	c       *conn
+	cat     *catalog
+}
+
+// startPoint is what startup decided.
+type startPoint struct {
+	st      *checkpoint.State
+	tables  []*tableInfo // followed from the start
+	skipped *skippedTables
+	// Differences between a resumed position and the tables selected now,
+	// applied when the run starts.
+	removals []string
+	adds     []*tableInfo
+}
+
+// run plans the start of a run: the committed checkpoint when there is one
+// (it wins over scan_mode and scan_timestamp, as restoring Flink state
+// does), else a fresh start from scan_mode.
+func (s *startup) run(ctx context.Context) (*startPoint, error) {
+	sp := &startPoint{skipped: newSkippedTables(s.log)}
+	st, err := s.loadCommitted(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if st == nil {
+		if st, err = s.freshStart(ctx, sp); err != nil {
+			return nil, err
+		}
+	} else if err := s.resume(ctx, st, sp); err != nil {
+		return nil, err
+	}
+	sp.st = st
+	return sp, nil
+}
+
+// loadCommitted returns the position a new run starts from: the last one
+// committed in this process, else the stored checkpoint, else nil.
+func (s *startup) loadCommitted(ctx context.Context) (*checkpoint.State, error) {
+	if st, ok := s.del.Committed(); ok {
+		return st, nil
+	}
+	if s.store == nil {
+		return nil, nil
+	}
+	st, info, err := s.store.Load(ctx)
+	if err != nil {
+		return nil, fatalf("checkpoint_cache %s, key %s: %v; the input will not guess a position. "+
+			"Restore the key from a backup, or delete it (and %s.bak) to start again from scan_mode",
+			s.conf.CheckpointCache, s.conf.CheckpointKey, err, s.conf.CheckpointKey)
+	}
+	if info.CorruptKey != "" {
+		s.log.Warnf("Checkpoint key %s in cache %s is unreadable (%v), probably torn by a crash during a write; using the intact copy (seq %d)",
+			info.CorruptKey, s.conf.CheckpointCache, info.CorruptErr, seqOf(st))
+	}
+	carried := false
+	if st == nil {
+		if st, err = s.loadCarriedOver(ctx); err != nil || st == nil {
+			return nil, err
+		}
+		carried = true
+	}
+	if st.FromVersion != 0 {
+		s.log.Infof("Checkpoint key %s in cache %s has the version %d layout of a single-table input; it is carried over as is and saved as version %d from the next commit",
+			s.conf.CheckpointKey, s.conf.CheckpointCache, st.FromVersion, checkpoint.Version)
+	}
+	if st.InFEZone() {
+		if err := s.convertToUTC(ctx, st); err != nil {
+			return nil, err
+		}
+	}
+	if carried {
+		if err := s.saveCarriedOver(ctx, st); err != nil {
+			return nil, err
+		}
+	}
+	s.log.Infof("Resuming from the checkpoint in cache %s (key %s: %s); scan_mode %s and scan_timestamp are ignored while a checkpoint exists",
+		s.conf.CheckpointCache, s.conf.CheckpointKey, describeState(st), s.conf.ScanMode)
+	if err := s.planned.restore(st); err != nil {
+		return nil, err
+	}
+	if st.Stream != nil && len(st.Stream.Planned) > 0 {
+		s.log.Infof("Re-reading the binlog windows chosen before the restart, up to %s, so that the same batches come out again", st.Stream.Planned[len(st.Stream.Planned)-1])
+		st.Stream.Planned = nil // kept by the planner; every save writes them again
+	}
+	s.del.Restore(st)
+	return st, nil
+}
+
+func seqOf(st *checkpoint.State) uint64 {
+	if st == nil {
+		return 0
+	}
+	return st.Seq
+}
+
+// freshStart lists and admits the selected tables and resolves the start
+// from scan_mode. Every mode with a binlog phase stores its start at once,
+// so a crash before the first ack keeps the same start.
+func (s *startup) freshStart(ctx context.Context, sp *startPoint) (*checkpoint.State, error) {
+	tables, err := s.admitAll(ctx, false, sp.skipped)
+	if err != nil {
+		return nil, err
+	}
+	st := checkpoint.New()
+	snapshot := false
+	switch s.conf.ScanMode {
+	case "snapshot":
+		snapshot = true
+	case "initial":
+		ts, err := nextWholeSecond(ctx, s.c)
+		if err != nil {
+			return nil, fmt.Errorf("resolving the stream start for initial mode: %w", err)
+		}
+		st.StartChain(ts.String())
+		snapshot = true
+	case "latest":
+		ts, err := s.c.currentBound(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("resolving the stream start for latest mode: %w", err)
+		}
+		st.StartChain(ts.String())
+	case "from-timestamp":
+		start, err := s.scanTimestampBound(ctx)
+		if err != nil {
+			return nil, err
+		}
+		st.StartChain(start.String())
+	default:
+		return nil, fatalf("scan_mode %q is not supported", s.conf.ScanMode)
+	}
+	for _, t := range tables {
+		_, hi, err := t.tabletRange(ctx)
+		if err != nil {
+			return nil, err
+		}
+		st.AddTable(t.name.key, snapshot, "", hi)
+		t.notePartitions(ctx)
+	}
+	sp.tables = tables
+	if st.Stream != nil {
+		if err := s.del.Commit(ctx, st); err != nil {
+			return nil, fmt.Errorf("saving the stream start to checkpoint_cache %s: %w", s.conf.CheckpointCache, err)
+		}
+	}
+	s.log.Infof("Starting with scan_mode %s: %s", s.conf.ScanMode, describeState(st))
+	return st, nil
+}
+
+// admitAll lists the selection and admits each table. A named table that
+// cannot be followed stops the input; a matched one is skipped. On a fresh
+// start every named table must exist; on a resume one that is gone was
+// dropped and leaves.
+func (s *startup) admitAll(ctx context.Context, resuming bool, skipped *skippedTables) ([]*tableInfo, error) {
+	names := s.conf.Selection.fixed
+	if s.conf.Selection.byPattern() || resuming {
+		found, err := s.cat.candidates(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("listing tables for include: %w", err)
+		}
+		names = found
+	}
+	var out []*tableInfo
+	for _, name := range names {
+		t, problem, err := s.cat.admit(ctx, name)
+		switch {
+		case err != nil:
+			return nil, err
+		case problem != "" && s.conf.Selection.byPattern():
+			skipped.note(name.key, problem)
+		case problem != "":
+			return nil, fatalf("%s", problem)
+		default:
+			out = append(out, t)
+		}
+	}
+	if len(out) == 0 && !s.conf.Selection.byPattern() {
+		return nil, fmt.Errorf("no table to read")
+	}
+	return out, nil
+}
+
+// resume reconciles a stored position with the tables selected now: a table
+// no longer selected or no longer there leaves, a newly selected one joins
+// as it would at discovery (the first run applies those changes).
+func (s *startup) resume(ctx context.Context, st *checkpoint.State, sp *startPoint) error {
+	tables, err := s.admitAll(ctx, true, sp.skipped)
+	if err != nil {
+		return err
+	}
+	sp.tables = tables
+	listed := map[string]bool{}
+	for _, t := range tables {
+		listed[t.name.key] = true
+		t.notePartitions(ctx)
+		if st.Tables[t.name.key] == nil {
+			sp.adds = append(sp.adds, t)
+		}
+	}
+	for _, key := range st.TableNames() {
+		if !listed[key] {
+			sp.removals = append(sp.removals, key)
+		}
+	}
+	return nil
+}

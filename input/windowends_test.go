@@ -1,0 +1,64 @@
+package input
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
+)
+
+func plannedTexts(st *checkpoint.State) []string { return st.Stream.Planned }
+
+// Ends chosen before a restart come back in order, a window takes the first
+// end after its start, and a save carries only the ends beyond its window.
+func TestPlannedEndsRestoreNextAttach(t *testing.T) {
+	st := checkpoint.New()
+	st.StartChain("2026-12-01 10:00:00")
+	st.Stream.Planned = []string{"2026-12-01 10:00:05", "2026-12-01 10:00:09"}
+	var p plannedEnds
+	if err := p.restore(st); err != nil {
+		t.Fatal(err)
+	}
+	if end, ok := p.next(mustBound(t, "2026-12-01 10:00:00")); !ok || end.String() != "2026-12-01 10:00:05" {
+		t.Fatalf("next after the start = %s, %v; want the first planned end", end, ok)
+	}
+	if end, ok := p.next(mustBound(t, "2026-12-01 10:00:05")); !ok || end.String() != "2026-12-01 10:00:09" {
+		t.Fatalf("next after the first end = %s, %v; want the second", end, ok)
+	}
+	if _, ok := p.next(mustBound(t, "2026-12-01 10:00:09")); ok {
+		t.Fatalf("a window past every planned end found one")
+	}
+	p.add(mustBound(t, "2026-12-01 10:00:12"))
+	p.add(mustBound(t, "2026-12-01 10:00:12")) // the same end again is kept once
+	p.add(mustBound(t, "2026-12-01 10:00:11")) // never out of order
+
+	mid := checkpoint.New()
+	mid.StartChain("2026-12-01 10:00:05")
+	mid.ChainProgress("2026-12-01 10:00:05", "2026-12-01 10:00:09", checkpoint.Pos{TSO: 1, Table: "db.a"})
+	got := p.attach(mid)
+	if want := []string{"2026-12-01 10:00:12"}; !slices.Equal(plannedTexts(got), want) {
+		t.Fatalf("attached ends = %v, want %v (those beyond the window's end)", plannedTexts(got), want)
+	}
+	if mid.Stream.Planned != nil {
+		t.Fatalf("attach changed the state it was given: %v", mid.Stream.Planned)
+	}
+	// The passed ends are forgotten.
+	if end, ok := p.next(mustBound(t, "2026-12-01 10:00:00")); !ok || end.String() != "2026-12-01 10:00:12" {
+		t.Fatalf("after attach, next = %s, %v; want only the end beyond the saved window", end, ok)
+	}
+	done := checkpoint.New()
+	done.StartChain("2026-12-01 10:00:12")
+	if got := p.attach(done); got.Stream.Planned != nil {
+		t.Fatalf("a position past every end carries %v, want none", got.Stream.Planned)
+	}
+}
+
+func TestPlannedEndsRestoreRejectsABadEnd(t *testing.T) {
+	st := checkpoint.New()
+	st.StartChain("2026-12-01 10:00:00")
+	st.Stream.Planned = []string{"2026-12-01 10:00"}
+	var p plannedEnds
+	if err := p.restore(st); err == nil {
+		t.Fatalf("a planned end that is not a bound was taken")
+	}
+}
