@@ -127,12 +127,12 @@ func parseTabletFilter(c *cursor) (tabletFilter, error) {
 		lit := c.peek(0)
 		c.i++
 		switch n, err := strconv.ParseInt(literalText(lit), 10, 64); {
-		case strings.EqualFold(name, "version") && lit.kind == tkNumber && err == nil:
+		case strings.EqualFold(name, "version") && lit.Kind == storage.TokNumber && err == nil:
 			f.version = n
-		case strings.EqualFold(name, "backendid") && lit.kind == tkNumber && err == nil:
+		case strings.EqualFold(name, "backendid") && lit.Kind == storage.TokNumber && err == nil:
 			f.backendID = n
-		case strings.EqualFold(name, "state") && lit.kind == tkString && validReplicaState(stringValue(lit)):
-			f.state = stringValue(lit)
+		case strings.EqualFold(name, "state") && lit.Kind == storage.TokString && validReplicaState(lit.Str()):
+			f.state = lit.Str()
 		default:
 			return f, &storage.Error{Code: storage.CodeGeneric, Message: errTabletsWhere}
 		}
@@ -142,11 +142,11 @@ func parseTabletFilter(c *cursor) (tabletFilter, error) {
 	}
 }
 
-func literalText(t token) string {
-	if t.kind == tkString {
-		return stringValue(t)
+func literalText(t storage.Token) string {
+	if t.Kind == storage.TokString {
+		return t.Str()
 	}
-	return t.raw
+	return t.Raw
 }
 
 // validReplicaState is Replica.ReplicaState.valueOf: exact, upper case.
@@ -166,8 +166,8 @@ func parseTabletLimit(c *cursor) (offset, limit int, err error) {
 	}
 	num := func() (int, bool) {
 		t := c.peek(0)
-		n, err := strconv.Atoi(t.raw)
-		if t.kind != tkNumber || err != nil || n < 0 {
+		n, err := strconv.Atoi(t.Raw)
+		if t.Kind != storage.TokNumber || err != nil || n < 0 {
 			return 0, false
 		}
 		c.i++

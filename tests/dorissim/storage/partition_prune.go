@@ -30,8 +30,8 @@ func (s *Store) PlanTablets(db, table, sql string) ([]int64, error) {
 	if t.part.kind != "" {
 		if toks, err := lexDDL(sql); err == nil {
 			if where := whereTokens(toks); len(where) > 0 {
-				pr := &pruner{t: t, s: &tokenStream{toks: append(where, token{kind: tokEOF})}}
-				if m := pr.or(); pr.s.peek().kind == tokEOF {
+				pr := &pruner{t: t, s: &tokenStream{toks: append(where, Token{Kind: tokEOF})}}
+				if m := pr.or(); pr.s.peek().Kind == tokEOF {
 					keep = m
 				}
 			}
@@ -50,22 +50,22 @@ func (s *Store) PlanTablets(db, table, sql string) ([]int64, error) {
 
 // whereTokens is the top-level WHERE clause of a single-table SELECT, up to
 // GROUP/ORDER/LIMIT.
-func whereTokens(toks []token) []token {
+func whereTokens(toks []Token) []Token {
 	depth, start := 0, -1
 	for i, tk := range toks {
 		switch {
-		case tk.kind == tokPunct && tk.text == "(":
+		case tk.Kind == TokPunct && tk.Text() == "(":
 			depth++
-		case tk.kind == tokPunct && tk.text == ")":
+		case tk.Kind == TokPunct && tk.Text() == ")":
 			depth--
-		case depth != 0 || tk.kind != tokWord:
-		case start < 0 && strings.EqualFold(tk.text, "where"):
+		case depth != 0 || tk.Kind != TokWord:
+		case start < 0 && strings.EqualFold(tk.Text(), "where"):
 			start = i + 1
-		case start >= 0 && (strings.EqualFold(tk.text, "group") || strings.EqualFold(tk.text, "order") ||
-			strings.EqualFold(tk.text, "limit")):
+		case start >= 0 && (strings.EqualFold(tk.Text(), "group") || strings.EqualFold(tk.Text(), "order") ||
+			strings.EqualFold(tk.Text(), "limit")):
 			return toks[start:i]
 		}
-		if tk.kind == tokEOF && start >= 0 {
+		if tk.Kind == tokEOF && start >= 0 {
 			return toks[start:i]
 		}
 	}
@@ -129,8 +129,8 @@ func (p *pruner) primary() []bool {
 
 func (p *pruner) atPredicateEnd() bool {
 	t := p.s.peek()
-	return t.kind == tokEOF || (t.kind == tokPunct && t.text == ")") ||
-		(t.kind == tokWord && (strings.EqualFold(t.text, "and") || strings.EqualFold(t.text, "or")))
+	return t.Kind == tokEOF || (t.Kind == TokPunct && t.Text() == ")") ||
+		(t.Kind == TokWord && (strings.EqualFold(t.Text(), "and") || strings.EqualFold(t.Text(), "or")))
 }
 
 // skipPredicate moves past one predicate: up to a top-level AND or OR (the
@@ -140,21 +140,21 @@ func (p *pruner) skipPredicate() {
 	for {
 		t := p.s.peek()
 		switch {
-		case t.kind == tokEOF:
+		case t.Kind == tokEOF:
 			return
-		case t.kind == tokPunct && t.text == "(":
+		case t.Kind == TokPunct && t.Text() == "(":
 			depth++
-		case t.kind == tokPunct && t.text == ")":
+		case t.Kind == TokPunct && t.Text() == ")":
 			if depth == 0 {
 				return
 			}
 			depth--
-		case depth > 0 || t.kind != tokWord:
-		case strings.EqualFold(t.text, "between"):
+		case depth > 0 || t.Kind != TokWord:
+		case strings.EqualFold(t.Text(), "between"):
 			between = true
-		case strings.EqualFold(t.text, "and") && between:
+		case strings.EqualFold(t.Text(), "and") && between:
 			between = false
-		case strings.EqualFold(t.text, "and"), strings.EqualFold(t.text, "or"):
+		case strings.EqualFold(t.Text(), "and"), strings.EqualFold(t.Text(), "or"):
 			return
 		}
 		p.s.next()
@@ -191,7 +191,7 @@ func (p *pruner) predicate() ([]bool, bool) {
 	save := p.s.pos
 	lit := p.s.next()
 	op, ok := p.operator()
-	if !ok || (lit.kind != tokString && lit.kind != tokNumber) {
+	if !ok || (lit.Kind != TokString && lit.Kind != TokNumber) {
 		return nil, false
 	}
 	col, ok := p.column()
@@ -259,7 +259,7 @@ func (p *pruner) compare(col int, op string, v any) ([]bool, bool) {
 func (p *pruner) column() (int, bool) {
 	start := p.s.pos
 	name, err := p.s.ident()
-	if err != nil || p.s.peek().kind == tokPunct && p.s.peek().text == "(" {
+	if err != nil || p.s.peek().Kind == TokPunct && p.s.peek().Text() == "(" {
 		p.s.pos = start
 		return 0, false
 	}
@@ -282,14 +282,14 @@ func (p *pruner) column() (int, bool) {
 // operator joins the one-character punctuation the lexer emits.
 func (p *pruner) operator() (string, bool) {
 	t := p.s.peek()
-	if t.kind != tokPunct || !strings.Contains("=<>!", t.text) {
+	if t.Kind != TokPunct || !strings.Contains("=<>!", t.Text()) {
 		return "", false
 	}
 	p.s.next()
-	op := t.text
-	if n := p.s.peek(); n.kind == tokPunct && n.pos == t.pos+1 && (n.text == "=" || (op == "<" && n.text == ">")) {
+	op := t.Text()
+	if n := p.s.peek(); n.Kind == TokPunct && n.Start == t.Start+1 && (n.Text() == "=" || (op == "<" && n.Text() == ">")) {
 		p.s.next()
-		op += n.text
+		op += n.Text()
 	}
 	return op, true
 }
@@ -300,17 +300,17 @@ func (p *pruner) operator() (string, bool) {
 // a wider type, which the simulator does not model.
 func (p *pruner) literal(col int) (any, bool) {
 	text, neg := "", p.s.acceptPunct("-")
-	switch t := p.s.next(); t.kind {
-	case tokString:
+	switch t := p.s.next(); t.Kind {
+	case TokString:
 		if neg {
 			return nil, false
 		}
-		text = t.text
-	case tokNumber:
-		text = t.text
-		if p.s.isPunct(".") && p.s.toks[p.s.pos+1].kind == tokNumber {
+		text = t.Text()
+	case TokNumber:
+		text = t.Text()
+		if p.s.isPunct(".") && p.s.toks[p.s.pos+1].Kind == TokNumber {
 			p.s.next()
-			text += "." + p.s.next().text
+			text += "." + p.s.next().Text()
 		}
 	default:
 		return nil, false
