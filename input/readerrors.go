@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
 )
 
 // permanentError marks a read failure that reading the same rows again
@@ -25,9 +27,12 @@ func permanent(err error) error {
 	return &permanentError{err: err}
 }
 
+// isPermanent also knows package changes' conversion failures, which it
+// marks as checkpoint.PermanentError.
 func isPermanent(err error) bool {
 	var pe *permanentError
-	return errors.As(err, &pe)
+	var cpe *checkpoint.PermanentError
+	return errors.As(err, &pe) || errors.As(err, &cpe)
 }
 
 // queryTimeoutError is our own request_query_timeout running out while

@@ -46,7 +46,8 @@ func corrupt(format string, args ...any) error {
 	return &CorruptError{Reason: fmt.Sprintf(format, args...)}
 }
 
-// PermanentError is a cache write that trying again cannot make succeed.
+// PermanentError is a cache write that trying again cannot make succeed,
+// or Doris rows that reading again cannot convert (package changes).
 // Caches mark such errors by a method Permanent() bool in their chain (the
 // doris cache does); IsPermanent also knows the file cache's.
 type PermanentError struct{ Err error }
