@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/redpanda-data/benthos/v4/public/service"
 
 	"github.com/rpconnect-doris/rpconnect-doris/doris"
@@ -172,6 +173,44 @@ func TestBinlogMessageRejectsUnknownOp(t *testing.T) {
 			// A retry reads the same op again: the window must stop the
 			// input, not stall it until its binlog expires.
 			t.Errorf("op %d: %v is not marked permanent", op, err)
+		}
+	}
+}
+
+// With debug_metadata, every binlog row carries the bounds of the window
+// it was read in; without it, none does.
+func TestDebugWindowMetadata(t *testing.T) {
+	w := Window{Start: "2026-12-01 10:00:00", End: "2026-12-01 10:00:05"}
+	debug := func() *Converter {
+		rc := testConverter("t")()
+		rc.DebugWindow = &w
+		return rc
+	}
+	rows := []change{{ms: t0, id: 1}, {ms: t0 + 1, op: 1, id: 2}}
+	for _, c := range []struct {
+		name string
+		rc   func() *Converter
+		want bool
+	}{{"debug", debug, true}, {"plain", testConverter("t"), false}} {
+		mem := memory.NewGoAllocator()
+		rec := incrRecord(t, mem, rows...)
+		res := convertBinlog(c.rc(), rec, nil)
+		rec.Release()
+		if res.Err != nil || len(res.Msgs) != len(rows) {
+			t.Fatalf("%s: %d messages, %v", c.name, len(res.Msgs), res.Err)
+		}
+		for i, msg := range res.Msgs {
+			start, hasStart := msg.MetaGet(metaWindowStart)
+			end, hasEnd := msg.MetaGet(metaWindowEnd)
+			if !c.want {
+				if hasStart || hasEnd {
+					t.Errorf("%s row %d carries the window [%s, %s)", c.name, i, start, end)
+				}
+				continue
+			}
+			if start != w.Start || end != w.End {
+				t.Errorf("%s row %d carries the window [%s, %s), want [%s, %s)", c.name, i, start, end, w.Start, w.End)
+			}
 		}
 	}
 }

@@ -33,7 +33,7 @@ func TestHalfPairWarningIsRateLimitedPerTable(t *testing.T) {
 		t.Fatalf("got %d warnings after the minute, want 3", len(lines))
 	}
 	last := lines[2]
-	for _, want := range []string{"of db.a", "LSN 4", "update_before", "2 more half(s)", "doris_binlog_unpaired_updates_total"} {
+	for _, want := range []string{"window [2026-12-01 10:00:00, 2026-12-01 10:00:01) of db.a", "LSN 4", "update_before", "2 more half(s)", "doris_binlog_unpaired_updates_total"} {
 		if !strings.Contains(last, want) {
 			t.Errorf("warning %q lacks %q", last, want)
 		}
