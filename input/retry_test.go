@@ -8,11 +8,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/redpanda-data/benthos/v4/public/service"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/rpconnect-doris/rpconnect-doris/doris"
+	"github.com/rpconnect-doris/rpconnect-doris/input/changes"
 	"github.com/rpconnect-doris/rpconnect-doris/input/flight"
+	"github.com/rpconnect-doris/rpconnect-doris/input/rowjson"
 )
 
 func testRetry(t *testing.T) (*windowRetry, *retryAges) {
@@ -35,6 +41,37 @@ func TestClassifyPermanentStops(t *testing.T) {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("fatal error %q does not name %q", err, want)
 		}
+	}
+}
+
+// A row that package changes cannot convert stops the input as input's own
+// permanent failures do: reading the window again reads the same row.
+func TestClassifyConversionFailureStops(t *testing.T) {
+	b := array.NewRecordBuilder(memory.DefaultAllocator, arrow.NewSchema([]arrow.Field{
+		{Name: "id", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "__DORIS_BINLOG_TSO__", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "__DORIS_BINLOG_LSN__", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "__DORIS_BINLOG_OP__", Type: arrow.PrimitiveTypes.Int8},
+	}, nil))
+	defer b.Release()
+	b.Field(0).(*array.Int64Builder).Append(1)
+	b.Field(1).(*array.Int64Builder).Append(doris.Compose(1_760_000_000_000, 0))
+	b.Field(2).(*array.Int64Builder).Append(0)
+	b.Field(3).(*array.Int8Builder).Append(7)
+	rec := b.NewRecordBatch()
+	defer rec.Release()
+	pool := changes.NewPool(func() *changes.Converter {
+		return changes.NewConverter(changes.Table{DB: "db", Name: "t", Key: "db.t"}, rowjson.Options{Binlog: true}, nil)
+	}, 1, nil)
+	res := pool.Submit(rec).Wait()
+	pool.Close()
+	if res.Err == nil {
+		t.Fatal("operation 7 converted")
+	}
+	rt, _ := testRetry(t)
+	_, err := rt.classify(fmt.Errorf("binlog window [a, b) of db.t: %w", res.Err), rt.w)
+	if !isFatal(err) || !strings.Contains(err.Error(), "operation: 7") {
+		t.Fatalf("a row changes cannot convert gave %v, want a fatal error naming the operation", err)
 	}
 }
 

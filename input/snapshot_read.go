@@ -9,6 +9,7 @@ import (
 	"github.com/redpanda-data/benthos/v4/public/service"
 
 	"github.com/rpconnect-doris/rpconnect-doris/doris"
+	"github.com/rpconnect-doris/rpconnect-doris/input/changes"
 	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
 	"github.com/rpconnect-doris/rpconnect-doris/input/rowjson"
 	"github.com/rpconnect-doris/rpconnect-doris/input/schemameta"
@@ -135,7 +136,7 @@ func (sr *splitReader) read(ctx context.Context, t *tableInfo, sp doris.Split, o
 	qctx, cancel := context.WithTimeout(ctx, sr.conf.QueryTimeout)
 	defer cancel()
 	resolve := func(rs *arrow.Schema) (*schemameta.Meta, error) { return t.schemaFor(ctx, sr.conf.ReadFields, rs) }
-	rc := newRowConverter(t.name, rowjson.Options{DatetimePrecision: t.datetimePrecision()}, resolve)
+	rc := changes.NewConverter(changes.Table{DB: t.name.db, Name: t.name.table, Key: t.name.key}, rowjson.Options{DatetimePrecision: t.datetimePrecision()}, resolve)
 	sql := doris.SnapshotSQL(t.name.db, t.name.table, sr.conf.ReadFields, sp.Tablets, sr.conf.FilterQuery)
 	maxRows := sr.maxRows
 	buf := make([]*service.Message, 0, maxRows)
@@ -149,11 +150,11 @@ func (sr *splitReader) read(ctx context.Context, t *tableInfo, sp doris.Split, o
 		}
 	}
 	err = fc.Query(qctx, sql, func(rec arrow.RecordBatch) error {
-		if err := rc.bind(rec); err != nil {
+		if err := rc.Bind(rec); err != nil {
 			return err
 		}
 		for i := 0; i < int(rec.NumRows()); i++ {
-			msg, err := rc.snapshotMessage(i)
+			msg, err := rc.SnapshotMessage(i)
 			if err != nil {
 				return err
 			}

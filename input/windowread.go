@@ -9,6 +9,7 @@ import (
 	"github.com/redpanda-data/benthos/v4/public/service"
 
 	"github.com/rpconnect-doris/rpconnect-doris/doris"
+	"github.com/rpconnect-doris/rpconnect-doris/input/changes"
 	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
 	"github.com/rpconnect-doris/rpconnect-doris/input/rowjson"
 	"github.com/rpconnect-doris/rpconnect-doris/input/schemameta"
@@ -25,12 +26,12 @@ type windowReader struct {
 	clock   dorisClock
 	em      *emitter
 	maxRows int
-	halves  *halfPairLog // binlog_merge_updates warnings, rate-limited
+	halves  *changes.HalfPairLog // binlog_merge_updates warnings, rate-limited
 }
 
 func newWindowReader(co *coordinator) *windowReader {
 	return &windowReader{conf: co.conf, log: co.log, m: co.m, c: co.c, clock: co.clock, em: co.em, maxRows: co.maxRows,
-		halves: newHalfPairLog(co.log.Warnf)}
+		halves: changes.NewHalfPairLog(co.log.Warnf)}
 }
 
 // read reads window w of tables, one @incr query per table, each on its
@@ -64,20 +65,20 @@ func (wr *windowReader) read(ctx context.Context, tables []*tableInfo, w window,
 			s.wait()
 		}
 	}()
-	emit := func(msgs []*service.Message, last checkpoint.Pos, counts map[string]*opCounts) error {
+	emit := func(msgs []*service.Message, last checkpoint.Pos, counts map[string]*changes.OpCounts) error {
 		if err := wr.em.emit(ctx, msgs, func(st *checkpoint.State) { place(st, last) }); err != nil {
 			return err
 		}
 		for key, ops := range counts {
 			for op, n := range ops {
 				if n > 0 {
-					wr.m.rows.Incr(n, key, checkpoint.PhaseBinlog, countNames[op])
+					wr.m.rows.Incr(n, key, checkpoint.PhaseBinlog, changes.CountName(op))
 				}
 			}
 		}
 		return nil
 	}
-	if err := mergeSources(ctx, srcs, wr.maxRows, wr.conf.MergeUpdates, emit); err != nil {
+	if err := changes.Merge(ctx, srcs, wr.maxRows, wr.conf.MergeUpdates, emit); err != nil {
 		return nil, err
 	}
 	for _, s := range srcs {
@@ -98,17 +99,31 @@ type windowSource struct {
 	skip   *checkpoint.Pos // the last row handed on (or delivered before)
 	tables int             // how many tables the window reads at once
 
-	out     chan convResult // closed at the end; err then set
+	out     chan changes.Result // closed at the end; err then set
 	done    chan struct{}
 	err     error
 	dropped bool
 }
 
 func (wr *windowReader) newSource(t *tableInfo, w window, now *bound, skip *checkpoint.Pos, tables int) *windowSource {
-	return &windowSource{wr: wr, t: t, w: w, now: now, skip: skip, tables: tables, out: make(chan convResult, 1), done: make(chan struct{})}
+	return &windowSource{wr: wr, t: t, w: w, now: now, skip: skip, tables: tables, out: make(chan changes.Result, 1), done: make(chan struct{})}
 }
 
 func (s *windowSource) wait() { <-s.done }
+
+// Next gives the merge the table's next converted batch.
+func (s *windowSource) Next(ctx context.Context) (changes.Result, bool, error) {
+	select {
+	case res, open := <-s.out:
+		if !open {
+			s.wait()
+			return changes.Result{}, false, s.err
+		}
+		return res, true, nil
+	case <-ctx.Done():
+		return changes.Result{}, false, context.Cause(ctx)
+	}
+}
 
 // run reads the table's part until it is complete, the table turns out
 // dropped, or a failure no retry can fix. The part is read as a queue of
@@ -207,23 +222,23 @@ func (s *windowSource) read(ctx context.Context, piece window) (err error) {
 	name := s.t.name
 	opts := rowjson.Options{Binlog: true, DatetimePrecision: s.t.datetimePrecision()}
 	resolve := func(rs *arrow.Schema) (*schemameta.Meta, error) { return s.t.schemaFor(ctx, s.wr.conf.ReadFields, rs) }
-	pool := newConvPool(func() *rowConverter {
-		rc := newRowConverter(name, opts, resolve)
+	pool := changes.NewPool(func() *changes.Converter {
+		rc := changes.NewConverter(changes.Table{DB: name.db, Name: name.table, Key: name.key}, opts, resolve)
 		if s.wr.conf.DebugMetadata {
-			rc.debugWindow = &s.w
+			rc.DebugWindow = &changes.Window{Start: s.w.start.String(), End: s.w.end.String()}
 		}
 		return rc
-	}, convWorkers(s.tables), s.skip)
-	defer pool.close()
-	var queue []*convJob
+	}, changes.Workers(s.tables), s.skip)
+	defer pool.Close()
+	var queue []*changes.Job
 	pairs := s.newPairer()
-	send := func(res convResult) error {
-		if len(res.msgs) == 0 {
+	send := func(res changes.Result) error {
+		if len(res.Msgs) == 0 {
 			return nil
 		}
 		select {
 		case s.out <- res:
-			last := res.pos[len(res.pos)-1]
+			last := res.Pos[len(res.Pos)-1]
 			s.skip = &last
 			return nil
 		case <-ctx.Done():
@@ -231,13 +246,13 @@ func (s *windowSource) read(ctx context.Context, piece window) (err error) {
 		}
 	}
 	handOn := func() error {
-		res := <-queue[0].res
+		res := queue[0].Wait()
 		queue = queue[1:]
-		if res.err != nil {
-			return res.err
+		if res.Err != nil {
+			return res.Err
 		}
 		if pairs != nil {
-			merged, err := pairs.merge(res)
+			merged, err := pairs.Merge(res)
 			if err != nil {
 				return err
 			}
@@ -248,8 +263,8 @@ func (s *windowSource) read(ctx context.Context, piece window) (err error) {
 	sql := doris.IncrSQLWhere(name.db, name.table, s.wr.conf.ReadFields, piece.start.String(), piece.end.String(), s.wr.conf.IncrementType,
 		doris.BinlogCondition(s.wr.conf.IgnoreUpdateBefore, s.wr.conf.BinlogFilter))
 	err = fc.Query(qctx, sql, func(rec arrow.RecordBatch) error {
-		queue = append(queue, pool.submit(rec))
-		for len(queue) >= cap(pool.jobs) {
+		queue = append(queue, pool.Submit(rec))
+		for len(queue) >= pool.Depth() {
 			if err := handOn(); err != nil {
 				return err
 			}
@@ -260,7 +275,7 @@ func (s *windowSource) read(ctx context.Context, piece window) (err error) {
 		err = handOn()
 	}
 	if err == nil && pairs != nil {
-		if res, ok := pairs.finish(); ok {
+		if res, ok := pairs.Finish(); ok {
 			err = send(res)
 		}
 	}
@@ -275,13 +290,13 @@ func (s *windowSource) read(ctx context.Context, piece window) (err error) {
 
 // newPairer gives the update merger of one read, nil without
 // binlog_merge_updates. Half pairs are counted each and warned about at a
-// bounded rate (halfPairLog).
-func (s *windowSource) newPairer() *updatePairer {
+// bounded rate (changes.HalfPairLog).
+func (s *windowSource) newPairer() *changes.Pairer {
 	if !s.wr.conf.MergeUpdates {
 		return nil
 	}
-	return &updatePairer{table: s.t.name.key, unpaired: func(pos checkpoint.Pos, reason string) {
+	return changes.NewPairer(s.t.name.key, func(pos checkpoint.Pos, reason string) {
 		s.wr.m.unpairedUpdates.Incr(1, s.t.name.key)
-		s.wr.halves.note(s.t.name.key, s.w, pos, reason)
-	}}
+		s.wr.halves.Note(s.t.name.key, changes.Window{Start: s.w.start.String(), End: s.w.end.String()}, pos, reason)
+	})
 }

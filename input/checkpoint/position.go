@@ -35,6 +35,10 @@ func (p Pos) Compare(o Pos) int {
 // Less reports whether p comes before o.
 func (p Pos) Less(o Pos) bool { return p.Compare(o) < 0 }
 
+// CommitMs is when the row's transaction committed, in epoch milliseconds:
+// the physical part of its TSO.
+func (p Pos) CommitMs() int64 { return doris.PhysicalMs(p.TSO) }
+
 func (p Pos) validate(what string) error {
 	if p.TSO <= 0 {
 		return fmt.Errorf("%s last.tso must be positive; got %d", what, p.TSO)

@@ -1,4 +1,4 @@
-package input
+package changes
 
 import (
 	"fmt"
@@ -24,6 +24,9 @@ const (
 	smallTxns benchTxn = iota // a new TSO every 4 rows, one row per op
 	bulkLoad                  // one TSO of inserts, as a stream load writes
 )
+
+// benchBase is when benchRecord's rows were created and committed.
+var benchBase = time.Date(2025, 10, 9, 8, 53, 20, 0, time.UTC)
 
 // benchRecord is a batch of the 12-column mixed table of the performance
 // measurements, plus the @incr hidden columns when binlog is set.
@@ -51,8 +54,6 @@ func benchRecord(tb testing.TB, binlog bool, txn benchTxn) arrow.RecordBatch {
 	}
 	b := array.NewRecordBuilder(memory.DefaultAllocator, arrow.NewSchema(fields, nil))
 	defer b.Release()
-	base := time.Date(2025, 10, 9, 8, 53, 20, 0, time.UTC)
-	tso := base.UnixMilli() << 18
 	for i := range benchBatchRows {
 		b.Field(0).(*array.Int64Builder).Append(int64(i) + 1_000_000)
 		b.Field(1).(*array.Int32Builder).Append(int32(i * 7919))
@@ -63,16 +64,16 @@ func benchRecord(tb testing.TB, binlog bool, txn benchTxn) arrow.RecordBatch {
 		b.Field(6).(*array.Float32Builder).Append(float32(i%1000) / 1024)
 		b.Field(7).(*array.Decimal128Builder).Append(decimal128.FromI64(int64(i) * 12345))
 		b.Field(8).(*array.Decimal128Builder).Append(decimal128.New(int64(i), uint64(i)*0x9e3779b97f4a7c15))
-		b.Field(9).(*array.TimestampBuilder).Append(arrow.Timestamp(base.Add(time.Duration(i) * time.Second).UnixMicro()))
+		b.Field(9).(*array.TimestampBuilder).Append(arrow.Timestamp(benchBase.Add(time.Duration(i) * time.Second).UnixMicro()))
 		b.Field(10).(*array.Date32Builder).Append(arrow.Date32(20000 + i%365))
 		b.Field(11).(*array.BooleanBuilder).Append(i%2 == 0)
 		if binlog {
 			if txn == bulkLoad {
-				b.Field(12).(*array.Int64Builder).Append(tso)
+				b.Field(12).(*array.Int64Builder).Append(doris.Compose(benchBase.UnixMilli(), 0))
 				b.Field(13).(*array.Int64Builder).Append(int64(i))
 				b.Field(14).(*array.Int8Builder).Append(0)
 			} else {
-				b.Field(12).(*array.Int64Builder).Append(tso + int64(i/4))
+				b.Field(12).(*array.Int64Builder).Append(doris.Compose(benchBase.UnixMilli(), int64(i/4)))
 				b.Field(13).(*array.Int64Builder).Append(int64(i % 4))
 				b.Field(14).(*array.Int8Builder).Append(int8(i % 4))
 			}
@@ -81,11 +82,11 @@ func benchRecord(tb testing.TB, binlog bool, txn benchTxn) arrow.RecordBatch {
 	return b.NewRecordBatch()
 }
 
-func benchConverter(tb testing.TB, binlog bool) (*rowConverter, arrow.RecordBatch) {
+func benchConverter(tb testing.TB, binlog bool) (*Converter, arrow.RecordBatch) {
 	return benchConverterOf(tb, binlog, smallTxns)
 }
 
-func benchConverterOf(tb testing.TB, binlog bool, txn benchTxn) (*rowConverter, arrow.RecordBatch) {
+func benchConverterOf(tb testing.TB, binlog bool, txn benchTxn) (*Converter, arrow.RecordBatch) {
 	tb.Helper()
 	rec := benchRecord(tb, binlog, txn)
 	meta, err := schemameta.New("shop", "orders", benchProps(), nil)
@@ -93,8 +94,8 @@ func benchConverterOf(tb testing.TB, binlog bool, txn benchTxn) (*rowConverter, 
 		tb.Fatal(err)
 	}
 	resolve := func(*arrow.Schema) (*schemameta.Meta, error) { return meta, nil }
-	rc := newRowConverter(newTableName("shop", "orders"), rowjson.Options{Binlog: binlog}, resolve)
-	if err := rc.bind(rec); err != nil {
+	rc := NewConverter(Table{DB: "shop", Name: "orders", Key: "shop.orders"}, rowjson.Options{Binlog: binlog}, resolve)
+	if err := rc.Bind(rec); err != nil {
 		tb.Fatal(err)
 	}
 	return rc, rec
@@ -107,7 +108,7 @@ func BenchmarkSnapshotMessage(b *testing.B) {
 	defer rec.Release()
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
-		if _, err := rc.snapshotMessage(i % benchBatchRows); err != nil {
+		if _, err := rc.SnapshotMessage(i % benchBatchRows); err != nil {
 			b.Fatal(err)
 		}
 	}

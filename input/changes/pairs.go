@@ -1,4 +1,4 @@
-package input
+package changes
 
 import (
 	"bytes"
@@ -24,17 +24,24 @@ const (
 	opUpdateAfter  int8 = 3
 )
 
-// updatePairer (one per read: a retried read starts again after the last
-// row handed on, which is before any held UB) merges each update_before/update_after pair of one table's
-// window into one message. It runs on the table's converted batches in
+// Pairer (one per read: a retried read starts again after the last row
+// handed on, which is before any held UB) merges each
+// update_before/update_after pair of one table's window into one message
+// (binlog_merge_updates). It runs on the table's converted batches in
 // order, before the cross-table merge, so a batch handed on never ends
 // between the halves: a UB that closes a batch is held back and joins the
 // next one. The halves share TSO and LSN and always come in one window, so
 // nothing is held across windows.
-type updatePairer struct {
+type Pairer struct {
 	table    string
 	held     *heldHalf
 	unpaired func(pos checkpoint.Pos, reason string)
+}
+
+// NewPairer merges the update pairs of table (db.table); unpaired is told
+// of every half that is handed on unmerged, and why.
+func NewPairer(table string, unpaired func(pos checkpoint.Pos, reason string)) *Pairer {
+	return &Pairer{table: table, unpaired: unpaired}
 }
 
 type heldHalf struct {
@@ -42,26 +49,26 @@ type heldHalf struct {
 	pos checkpoint.Pos
 }
 
-// merge rewrites res: a UB directly followed by its UA becomes the UA with
+// Merge rewrites res: a UB directly followed by its UA becomes the UA with
 // operation `update` and the before-image as `before`, at the UA's
 // position; any other half is passed on unmerged and reported.
-func (p *updatePairer) merge(res convResult) (convResult, error) {
-	out := convResult{msgs: make([]*service.Message, 0, len(res.msgs)+1), pos: make([]checkpoint.Pos, 0, len(res.pos)+1)}
+func (p *Pairer) Merge(res Result) (Result, error) {
+	out := Result{Msgs: make([]*service.Message, 0, len(res.Msgs)+1), Pos: make([]checkpoint.Pos, 0, len(res.Pos)+1)}
 	pending := p.held
 	p.held = nil
-	for i, msg := range res.msgs {
-		pos := res.pos[i]
+	for i, msg := range res.Msgs {
+		pos := res.Pos[i]
 		if pending != nil {
 			if pos.Op == opUpdateAfter && pos.TSO == pending.pos.TSO && pos.LSN == pending.pos.LSN {
 				if err := mergeHalves(pending.msg, msg); err != nil {
-					return convResult{}, fmt.Errorf("binlog update at TSO %d LSN %d of %s: %w", pos.TSO, pos.LSN, p.table, err)
+					return Result{}, fmt.Errorf("binlog update at TSO %d LSN %d of %s: %w", pos.TSO, pos.LSN, p.table, err)
 				}
-				out.msgs, out.pos = append(out.msgs, msg), append(out.pos, pos)
+				out.Msgs, out.Pos = append(out.Msgs, msg), append(out.Pos, pos)
 				pending = nil
 				continue
 			}
 			p.unpaired(pending.pos, "no update_after follows it (its after-image did not match binlog_filter, or the window was read without it)")
-			out.msgs, out.pos = append(out.msgs, pending.msg), append(out.pos, pending.pos)
+			out.Msgs, out.Pos = append(out.Msgs, pending.msg), append(out.Pos, pending.pos)
 			pending = nil
 		}
 		switch pos.Op {
@@ -69,24 +76,24 @@ func (p *updatePairer) merge(res convResult) (convResult, error) {
 			pending = &heldHalf{msg: msg, pos: pos}
 		case opUpdateAfter:
 			p.unpaired(pos, "no update_before precedes it (its before-image did not match binlog_filter, or the position it resumed from lies between the halves)")
-			out.msgs, out.pos = append(out.msgs, msg), append(out.pos, pos)
+			out.Msgs, out.Pos = append(out.Msgs, msg), append(out.Pos, pos)
 		default:
-			out.msgs, out.pos = append(out.msgs, msg), append(out.pos, pos)
+			out.Msgs, out.Pos = append(out.Msgs, msg), append(out.Pos, pos)
 		}
 	}
 	p.held = pending
 	return out, nil
 }
 
-// finish hands back the UB held at the end of a window, which has no UA.
-func (p *updatePairer) finish() (convResult, bool) {
+// Finish hands back the UB held at the end of a window, which has no UA.
+func (p *Pairer) Finish() (Result, bool) {
 	h := p.held
 	p.held = nil
 	if h == nil {
-		return convResult{}, false
+		return Result{}, false
 	}
 	p.unpaired(h.pos, "the window ended without its update_after (its after-image did not match binlog_filter)")
-	return convResult{msgs: []*service.Message{h.msg}, pos: []checkpoint.Pos{h.pos}}, true
+	return Result{Msgs: []*service.Message{h.msg}, Pos: []checkpoint.Pos{h.pos}}, true
 }
 
 // mergeHalves turns the UA message into the merged update. The before-image

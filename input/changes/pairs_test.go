@@ -1,4 +1,4 @@
-package input
+package changes
 
 import (
 	"encoding/json"
@@ -15,36 +15,36 @@ func pairMsg(op int8, body string) *service.Message {
 	return m
 }
 
-func pairBatch(rows ...any) convResult {
-	var res convResult
+func pairBatch(rows ...any) Result {
+	var res Result
 	for i := 0; i+2 < len(rows)+1; i += 3 {
 		pos := checkpoint.Pos{TSO: rows[i].(int64), Table: "d.t", LSN: 1, Op: rows[i+1].(int8)}
-		res.pos = append(res.pos, pos)
-		res.msgs = append(res.msgs, pairMsg(pos.Op, rows[i+2].(string)))
+		res.Pos = append(res.Pos, pos)
+		res.Msgs = append(res.Msgs, pairMsg(pos.Op, rows[i+2].(string)))
 	}
 	return res
 }
 
 func TestUpdatePairerAcrossBatches(t *testing.T) {
 	var halves []checkpoint.Pos
-	p := &updatePairer{table: "d.t", unpaired: func(pos checkpoint.Pos, _ string) { halves = append(halves, pos) }}
+	p := NewPairer("d.t", func(pos checkpoint.Pos, _ string) { halves = append(halves, pos) })
 	// Batch 1 ends with a UB, whose UA opens batch 2: batch 1 must not end
 	// between them.
-	b1, err := p.merge(pairBatch(int64(10), int8(0), `{"id":1}`, int64(20), int8(2), `{"id":1,"v":170141183460469231731687303715884105727}`))
+	b1, err := p.Merge(pairBatch(int64(10), int8(0), `{"id":1}`, int64(20), int8(2), `{"id":1,"v":170141183460469231731687303715884105727}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(b1.msgs) != 1 || b1.pos[0].TSO != 10 {
-		t.Fatalf("batch 1 = %v, want only the insert", b1.pos)
+	if len(b1.Msgs) != 1 || b1.Pos[0].TSO != 10 {
+		t.Fatalf("batch 1 = %v, want only the insert", b1.Pos)
 	}
-	b2, err := p.merge(pairBatch(int64(20), int8(3), `{"id":1,"v":2}`, int64(30), int8(3), `{"id":2,"v":3}`, int64(40), int8(2), `{"id":3}`))
+	b2, err := p.Merge(pairBatch(int64(20), int8(3), `{"id":1,"v":2}`, int64(30), int8(3), `{"id":2,"v":3}`, int64(40), int8(2), `{"id":3}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(b2.msgs) != 2 || b2.pos[0] != (checkpoint.Pos{TSO: 20, Table: "d.t", LSN: 1, Op: 3}) {
-		t.Fatalf("batch 2 positions %v, want the merged update at the UA's position, then the lone UA", b2.pos)
+	if len(b2.Msgs) != 2 || b2.Pos[0] != (checkpoint.Pos{TSO: 20, Table: "d.t", LSN: 1, Op: 3}) {
+		t.Fatalf("batch 2 positions %v, want the merged update at the UA's position, then the lone UA", b2.Pos)
 	}
-	m := b2.msgs[0]
+	m := b2.Msgs[0]
 	if op, _ := m.MetaGet(metaOperation); op != "update" {
 		t.Errorf("operation %q, want update", op)
 	}
@@ -58,12 +58,12 @@ func TestUpdatePairerAcrossBatches(t *testing.T) {
 	if v := before.(map[string]any)["v"]; v != json.Number("170141183460469231731687303715884105727") {
 		t.Errorf("before.v = %#v, want the exact LARGEINT", v)
 	}
-	if op, _ := b2.msgs[1].MetaGet(metaOperation); op != "update_after" {
+	if op, _ := b2.Msgs[1].MetaGet(metaOperation); op != "update_after" {
 		t.Errorf("lone UA has operation %q", op)
 	}
-	last, ok := p.finish()
-	if !ok || len(last.msgs) != 1 || last.pos[0].TSO != 40 {
-		t.Fatalf("finish = %v %v, want the held UB", last.pos, ok)
+	last, ok := p.Finish()
+	if !ok || len(last.Msgs) != 1 || last.Pos[0].TSO != 40 {
+		t.Fatalf("finish = %v %v, want the held UB", last.Pos, ok)
 	}
 	if len(halves) != 2 || halves[0].TSO != 30 || halves[1].TSO != 40 {
 		t.Fatalf("unpaired halves %v, want TSO 30 (UA alone) and 40 (UB alone)", halves)
@@ -74,18 +74,18 @@ func TestUpdatePairerAcrossBatches(t *testing.T) {
 // that row.
 func TestUpdatePairerMismatch(t *testing.T) {
 	n := 0
-	p := &updatePairer{table: "d.t", unpaired: func(checkpoint.Pos, string) { n++ }}
-	res, err := p.merge(pairBatch(int64(5), int8(2), `{"id":1}`, int64(6), int8(0), `{"id":2}`))
+	p := NewPairer("d.t", func(checkpoint.Pos, string) { n++ })
+	res, err := p.Merge(pairBatch(int64(5), int8(2), `{"id":1}`, int64(6), int8(0), `{"id":2}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.msgs) != 2 || res.pos[0].Op != 2 || res.pos[1].Op != 0 || n != 1 {
-		t.Fatalf("positions %v, unpaired %d", res.pos, n)
+	if len(res.Msgs) != 2 || res.Pos[0].Op != 2 || res.Pos[1].Op != 0 || n != 1 {
+		t.Fatalf("positions %v, unpaired %d", res.Pos, n)
 	}
-	if _, ok := p.finish(); ok {
+	if _, ok := p.Finish(); ok {
 		t.Fatal("nothing should be held")
 	}
-	if _, err := p.merge(pairBatch(int64(7), int8(2), `not json`, int64(7), int8(3), `{}`)); err == nil {
+	if _, err := p.Merge(pairBatch(int64(7), int8(2), `not json`, int64(7), int8(3), `{}`)); err == nil {
 		t.Fatal("a malformed before-image must fail")
 	}
 }
@@ -94,14 +94,14 @@ func TestUpdatePairerMismatch(t *testing.T) {
 // parsing the before-image into the `before` object.
 func BenchmarkMergeUpdates(b *testing.B) {
 	const img = `{"id":123456,"name":"customer-123456","qty":17,"amount":"1234.50","status":"paid","at":"2026-09-14 10:05:06.789"}`
-	p := &updatePairer{table: "d.t", unpaired: func(checkpoint.Pos, string) {}}
+	p := NewPairer("d.t", func(checkpoint.Pos, string) {})
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
-		res := convResult{
-			msgs: []*service.Message{pairMsg(2, img), pairMsg(3, img)},
-			pos:  []checkpoint.Pos{{TSO: int64(i), Table: "d.t", LSN: 1, Op: 2}, {TSO: int64(i), Table: "d.t", LSN: 1, Op: 3}},
+		res := Result{
+			Msgs: []*service.Message{pairMsg(2, img), pairMsg(3, img)},
+			Pos:  []checkpoint.Pos{{TSO: int64(i), Table: "d.t", LSN: 1, Op: 2}, {TSO: int64(i), Table: "d.t", LSN: 1, Op: 3}},
 		}
-		if _, err := p.merge(res); err != nil {
+		if _, err := p.Merge(res); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -1,4 +1,4 @@
-package input
+package changes
 
 import (
 	"sync"
@@ -10,11 +10,11 @@ import (
 // halfPairEvery is how often, per table, the half-pair warning may repeat.
 const halfPairEvery = time.Minute
 
-// halfPairLog rate-limits the warning about update halves that
+// HalfPairLog rate-limits the warning about update halves that
 // binlog_merge_updates delivers unmerged. A binlog_filter that splits
 // updates does so in every window, and a line per poll would bury the log;
 // the metric counts every half regardless.
-type halfPairLog struct {
+type HalfPairLog struct {
 	warn  func(format string, args ...any)
 	every time.Duration
 	now   func() time.Time
@@ -29,13 +29,14 @@ type halfPairCount struct {
 	since int64
 }
 
-func newHalfPairLog(warn func(string, ...any)) *halfPairLog {
-	return &halfPairLog{warn: warn, every: halfPairEvery, now: time.Now, tables: map[string]*halfPairCount{}}
+// NewHalfPairLog warns through warn (a Benthos logger's Warnf).
+func NewHalfPairLog(warn func(string, ...any)) *HalfPairLog {
+	return &HalfPairLog{warn: warn, every: halfPairEvery, now: time.Now, tables: map[string]*halfPairCount{}}
 }
 
-// note records a half of table's update at pos, read in window w, and warns
+// Note records a half of table's update at pos, read in window w, and warns
 // unless this table was warned about less than every ago.
-func (h *halfPairLog) note(table string, w window, pos checkpoint.Pos, reason string) {
+func (h *HalfPairLog) Note(table string, w Window, pos checkpoint.Pos, reason string) {
 	h.mu.Lock()
 	c := h.tables[table]
 	if c == nil {
@@ -53,5 +54,5 @@ func (h *halfPairLog) note(table string, w window, pos checkpoint.Pos, reason st
 	h.mu.Unlock()
 	h.warn("Binlog window [%s, %s) of %s: update half at TSO %d LSN %d (%s) delivered unmerged: %s. "+
 		"%d more half(s) of this table since the previous warning; every half is counted in doris_binlog_unpaired_updates_total, and this warning repeats at most every %v per table",
-		w.start, w.end, table, pos.TSO, pos.LSN, opNames[pos.Op], reason, since, h.every)
+		w.Start, w.End, table, pos.TSO, pos.LSN, opNames[pos.Op], reason, since, h.every)
 }

@@ -1,4 +1,4 @@
-package input
+package changes
 
 import (
 	"container/heap"
@@ -9,23 +9,37 @@ import (
 	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
 )
 
-// opCounts counts a batch's rows per op code, and merged updates
+// OpCounts counts a batch's rows per op code, and merged updates
 // (binlog_merge_updates) in the extra last slot.
-type opCounts = [5]int64
+type OpCounts = [5]int64
 
-// countNames names opCounts' slots as the operation metadata does.
+// countNames names OpCounts' slots as the operation metadata does.
 var countNames = [5]string{opNames[0], opNames[1], opNames[2], opNames[3], operationUpdate}
 
-// emitFunc hands a merged batch on with the position of its last row and
-// the row counts per table.
-type emitFunc func(msgs []*service.Message, last checkpoint.Pos, counts map[string]*opCounts) error
+// CountName is the operation metadata value that slot of OpCounts counts.
+func CountName(slot int) string { return countNames[slot] }
 
-// mergeSources is a k-way merge of the sources' ordered rows into batches
-// of at most maxRows, in (TSO, table, LSN, OP) order: a transaction that
-// changed several tables comes out as one run of rows. Only each source's
-// current converted batch is held, so memory does not grow with the window.
-func mergeSources(ctx context.Context, srcs []*windowSource, maxRows int, merging bool, emit emitFunc) error {
-	m := &merger{maxRows: maxRows, emit: emit, merging: merging, counts: map[string]*opCounts{}}
+// EmitFunc hands a merged batch on with the position of its last row and
+// the row counts per table.
+type EmitFunc func(msgs []*service.Message, last checkpoint.Pos, counts map[string]*OpCounts) error
+
+// Source is one table's part of a window: its converted batches, each in
+// position order and each after the one before.
+type Source interface {
+	// Next blocks for the next batch. It returns ok false once the source
+	// is done, with the failure that ended it, if any; and ctx's cause once
+	// ctx is done.
+	Next(ctx context.Context) (res Result, ok bool, err error)
+}
+
+// Merge is a k-way merge of the sources' ordered rows into batches of at
+// most maxRows, in (TSO, table, LSN, OP) order: a transaction that changed
+// several tables comes out as one run of rows. Only each source's current
+// batch is held, so memory does not grow with the window. A failed source
+// ends the merge with its error, and nothing that is not yet emitted is:
+// the rows after the failure are never handed on.
+func Merge[S Source](ctx context.Context, srcs []S, maxRows int, merging bool, emit EmitFunc) error {
+	m := &merger{maxRows: maxRows, emit: emit, merging: merging, counts: map[string]*OpCounts{}}
 	for _, s := range srcs {
 		if err := m.pull(ctx, &cursor{src: s}); err != nil {
 			return err
@@ -44,7 +58,7 @@ func mergeSources(ctx context.Context, srcs []*windowSource, maxRows int, mergin
 				return err
 			}
 		}
-		if c.i < len(c.res.msgs) {
+		if c.i < len(c.res.Msgs) {
 			heap.Fix(&m.h, 0)
 			continue
 		}
@@ -58,52 +72,52 @@ func mergeSources(ctx context.Context, srcs []*windowSource, maxRows int, mergin
 
 // cursor is a source's current batch and the next row of it.
 type cursor struct {
-	src *windowSource
-	res convResult
+	src Source
+	res Result
 	i   int
 }
 
-func (c *cursor) head() checkpoint.Pos { return c.res.pos[c.i] }
+func (c *cursor) head() checkpoint.Pos { return c.res.Pos[c.i] }
 
 type merger struct {
 	h       cursorHeap
 	maxRows int
-	emit    emitFunc
+	emit    EmitFunc
 	buf     []*service.Message
 	last    checkpoint.Pos
 	merging bool // binlog_merge_updates: a UA may stand for a whole update
-	counts  map[string]*opCounts
+	counts  map[string]*OpCounts
 
 	// The counts of the table of the previous row: rows come in runs of
 	// one table, so most rows need no map lookup.
 	lastTable string
-	lastOps   *opCounts
+	lastOps   *OpCounts
 }
 
 // pull loads c's next batch and puts it back on the heap; a finished
-// source leaves, a failed one fails the merge.
+// source leaves, a failed one fails the merge. An empty batch has no head
+// to order by and is passed over.
 func (m *merger) pull(ctx context.Context, c *cursor) error {
-	select {
-	case res, open := <-c.src.out:
-		if !open {
-			c.src.wait()
-			return c.src.err
+	for {
+		res, ok, err := c.src.Next(ctx)
+		if err != nil || !ok {
+			return err
 		}
-		c.res, c.i = res, 0
-		heap.Push(&m.h, c)
-		return nil
-	case <-ctx.Done():
-		return context.Cause(ctx)
+		if len(res.Msgs) > 0 {
+			c.res, c.i = res, 0
+			heap.Push(&m.h, c)
+			return nil
+		}
 	}
 }
 
 func (m *merger) take(c *cursor) {
-	m.add(c.res.msgs[c.i], c.res.pos[c.i])
+	m.add(c.res.Msgs[c.i], c.res.Pos[c.i])
 	c.i++
 }
 
 func (m *merger) takeRest(c *cursor) {
-	for c.i < len(c.res.msgs) && len(m.buf) < m.maxRows {
+	for c.i < len(c.res.Msgs) && len(m.buf) < m.maxRows {
 		m.take(c)
 	}
 }
@@ -114,7 +128,7 @@ func (m *merger) add(msg *service.Message, pos checkpoint.Pos) {
 	ops := m.lastOps
 	if ops == nil || pos.Table != m.lastTable {
 		if ops = m.counts[pos.Table]; ops == nil {
-			ops = &opCounts{}
+			ops = &OpCounts{}
 			m.counts[pos.Table] = ops
 		}
 		m.lastTable, m.lastOps = pos.Table, ops
@@ -137,7 +151,7 @@ func (m *merger) flush() error {
 		return err
 	}
 	m.buf = make([]*service.Message, 0, m.maxRows)
-	m.counts, m.lastOps = map[string]*opCounts{}, nil
+	m.counts, m.lastOps = map[string]*OpCounts{}, nil
 	return nil
 }
 

@@ -1,4 +1,4 @@
-package input
+package changes
 
 import (
 	"fmt"
@@ -11,12 +11,12 @@ import (
 
 func TestHalfPairWarningIsRateLimitedPerTable(t *testing.T) {
 	var lines []string
-	h := newHalfPairLog(func(format string, args ...any) { lines = append(lines, fmt.Sprintf(format, args...)) })
+	h := NewHalfPairLog(func(format string, args ...any) { lines = append(lines, fmt.Sprintf(format, args...)) })
 	clock := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
 	h.now = func() time.Time { return clock }
-	w := window{start: mustBound(t, "2026-12-01 10:00:00"), end: mustBound(t, "2026-12-01 10:00:01")}
+	w := Window{Start: "2026-12-01 10:00:00", End: "2026-12-01 10:00:01"}
 	half := func(table string, lsn int64) {
-		h.note(table, w, checkpoint.Pos{TSO: 7, LSN: lsn, Op: 2}, "no update_after follows it")
+		h.Note(table, w, checkpoint.Pos{TSO: 7, LSN: lsn, Op: 2}, "no update_after follows it")
 	}
 
 	half("db.a", 1)
@@ -33,7 +33,7 @@ func TestHalfPairWarningIsRateLimitedPerTable(t *testing.T) {
 		t.Fatalf("got %d warnings after the minute, want 3", len(lines))
 	}
 	last := lines[2]
-	for _, want := range []string{"of db.a", "LSN 4", "update_before", "2 more half(s)", "doris_binlog_unpaired_updates_total"} {
+	for _, want := range []string{"window [2026-12-01 10:00:00, 2026-12-01 10:00:01) of db.a", "LSN 4", "update_before", "2 more half(s)", "doris_binlog_unpaired_updates_total"} {
 		if !strings.Contains(last, want) {
 			t.Errorf("warning %q lacks %q", last, want)
 		}

@@ -1,4 +1,4 @@
-package input
+package changes
 
 import (
 	"fmt"
@@ -32,10 +32,20 @@ const (
 // opNames maps the @incr op codes 0-3 to the operation metadata value.
 var opNames = [4]string{"insert", "delete", "update_before", "update_after"}
 
-// rowConverter turns one table's Arrow batches into messages. It keeps one converter per
+// Table names the table whose rows a Converter turns into messages.
+type Table struct {
+	DB, Name string
+	Key      string // db.table as positions and metrics name it
+}
+
+// Window is the text of a binlog window's bounds, as the debug metadata
+// and the log lines show them.
+type Window struct{ Start, End string }
+
+// Converter turns one table's Arrow batches into messages. It keeps one converter per
 // schema and builds message bodies in a shared arena, so the per-row cost is
 // one JSON append plus the metadata.
-type rowConverter struct {
+type Converter struct {
 	db, table string
 	key       string // db.table, as in positions
 	opts      rowjson.Options
@@ -56,9 +66,9 @@ type rowConverter struct {
 	snapTmpl *service.Message
 	binTmpl  [4]*service.Message // per op code
 
-	// debugWindow, with debug_metadata only, is the window whose bounds
+	// DebugWindow, with debug_metadata only, is the window whose bounds
 	// every binlog row carries. A converter serves one window's read.
-	debugWindow *window
+	DebugWindow *Window
 
 	// Every row of a transaction has the same TSO: its boxed metadata
 	// values are shared instead of allocated per row.
@@ -73,18 +83,40 @@ type rowConverter struct {
 	txTmpl [4]*service.Message
 }
 
+// permanent marks a conversion failure as one that reading the same rows
+// again cannot fix, so that the input stops instead of retrying the window
+// until its binlog expires; nil stays nil.
+func permanent(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &PermanentError{Err: err}
+}
+
+// PermanentError is a conversion failure that reading the same rows again
+// cannot fix. This package cannot import doris, so it carries the method
+// Permanent() bool by which doris.IsPermanent recognises a permanent error.
+type PermanentError struct{ Err error }
+
+func (e *PermanentError) Error() string   { return e.Err.Error() }
+func (e *PermanentError) Unwrap() error   { return e.Err }
+func (e *PermanentError) Permanent() bool { return true }
+
 // txTemplateRows is where a per-transaction template starts paying: it
 // costs about one message's metadata copy, and saves four map writes on
 // every later row of the transaction and op.
 const txTemplateRows = 8
 
-// newRowConverter converts rows of t; resolve may be nil (no schema
+// NewConverter converts rows of t; resolve may be nil (no schema
 // metadata).
-func newRowConverter(t tableName, opts rowjson.Options, resolve func(*arrow.Schema) (*schemameta.Meta, error)) *rowConverter {
-	return &rowConverter{db: t.db, table: t.table, key: t.key, opts: opts, resolve: resolve}
+func NewConverter(t Table, opts rowjson.Options, resolve func(*arrow.Schema) (*schemameta.Meta, error)) *Converter {
+	return &Converter{db: t.DB, table: t.Name, key: t.Key, opts: opts, resolve: resolve}
 }
 
-func (rc *rowConverter) bind(rec arrow.RecordBatch) error {
+// Bind makes rec the batch whose rows the converter reads. Failures that
+// reading the batch again cannot fix are marked permanent
+// (PermanentError), as are those of every method below.
+func (rc *Converter) Bind(rec arrow.RecordBatch) error {
 	if rc.conv == nil || !rc.schema.Equal(rec.Schema()) {
 		conv, err := rowjson.NewConverter(rec.Schema(), rc.opts)
 		if err != nil {
@@ -106,7 +138,7 @@ func (rc *rowConverter) bind(rec arrow.RecordBatch) error {
 }
 
 // template starts a message template with the keys every message has.
-func (rc *rowConverter) template(operation string) *service.Message {
+func (rc *Converter) template(operation string) *service.Message {
 	t := service.NewMessage(nil)
 	t.MetaSetMut(metaOperation, operation)
 	t.MetaSetMut(metaDatabase, rc.db)
@@ -117,7 +149,7 @@ func (rc *rowConverter) template(operation string) *service.Message {
 	return t
 }
 
-func (rc *rowConverter) body(row int) ([]byte, error) {
+func (rc *Converter) body(row int) ([]byte, error) {
 	if cap(rc.arena)-len(rc.arena) < 512 {
 		rc.arena = make([]byte, 0, 64*1024)
 	}
@@ -130,7 +162,8 @@ func (rc *rowConverter) body(row int) ([]byte, error) {
 	return out[start:len(out):len(out)], nil
 }
 
-func (rc *rowConverter) snapshotMessage(row int) (*service.Message, error) {
+// SnapshotMessage builds the message of snapshot row row of the bound batch.
+func (rc *Converter) SnapshotMessage(row int) (*service.Message, error) {
 	b, err := rc.body(row)
 	if err != nil {
 		return nil, err
@@ -144,7 +177,7 @@ func (rc *rowConverter) snapshotMessage(row int) (*service.Message, error) {
 }
 
 // binlogPos reads the (TSO, LSN, OP) of an @incr row.
-func (rc *rowConverter) binlogPos(row int) (checkpoint.Pos, error) {
+func (rc *Converter) binlogPos(row int) (checkpoint.Pos, error) {
 	tso, lsn, op, err := rc.conv.BinlogPos(row)
 	if err != nil {
 		return checkpoint.Pos{}, permanent(fmt.Errorf("binlog row %d of %s: %w", row, rc.key, err))
@@ -153,7 +186,7 @@ func (rc *rowConverter) binlogPos(row int) (checkpoint.Pos, error) {
 }
 
 // binlogMessage builds the message of the @incr row at pos.
-func (rc *rowConverter) binlogMessage(row int, pos checkpoint.Pos) (*service.Message, error) {
+func (rc *Converter) binlogMessage(row int, pos checkpoint.Pos) (*service.Message, error) {
 	b, err := rc.body(row)
 	if err != nil {
 		return nil, err
@@ -163,7 +196,7 @@ func (rc *rowConverter) binlogMessage(row int, pos checkpoint.Pos) (*service.Mes
 	}
 	base := rc.binlogTemplate(pos.Op)
 	if pos.TSO != rc.boxedTSO || rc.tsoValue == nil {
-		rc.boxedTSO, rc.tsoValue, rc.tsoMsVal = pos.TSO, pos.TSO, pos.TSO>>18
+		rc.boxedTSO, rc.tsoValue, rc.tsoMsVal = pos.TSO, pos.TSO, pos.CommitMs()
 		rc.txID = strconv.FormatInt(pos.TSO, 10)
 		rc.txRows, rc.txTmpl = [4]int{}, [4]*service.Message{}
 	}
@@ -189,7 +222,7 @@ func (rc *rowConverter) binlogMessage(row int, pos checkpoint.Pos) (*service.Mes
 // setTransactionKeys writes the keys that one TSO shares. The template
 // already holds them, so the copied map is allocated at its final size and
 // never grows.
-func (rc *rowConverter) setTransactionKeys(msg *service.Message) {
+func (rc *Converter) setTransactionKeys(msg *service.Message) {
 	msg.MetaSetMut(metaTSO, rc.tsoValue)
 	msg.MetaSetMut(metaCommitTS, rc.tsoMsVal)
 	// A Doris commit has one time, the TSO's physical part, for the source
@@ -198,13 +231,13 @@ func (rc *rowConverter) setTransactionKeys(msg *service.Message) {
 	msg.MetaSetMut(metaTransactionID, rc.txID)
 }
 
-func (rc *rowConverter) resetBinlogTemplates() {
+func (rc *Converter) resetBinlogTemplates() {
 	rc.binTmpl, rc.txTmpl, rc.txRows = [4]*service.Message{}, [4]*service.Message{}, [4]int{}
 }
 
 // binlogTemplate holds every binlog metadata key with the values shared by
 // the rows of one op code; the positional keys are placeholders.
-func (rc *rowConverter) binlogTemplate(op int8) *service.Message {
+func (rc *Converter) binlogTemplate(op int8) *service.Message {
 	if t := rc.binTmpl[op]; t != nil {
 		return t
 	}
@@ -214,9 +247,9 @@ func (rc *rowConverter) binlogTemplate(op int8) *service.Message {
 	t.MetaSetMut(metaCommitTS, int64(0))
 	t.MetaSetMut(metaSourceTS, int64(0))
 	t.MetaSetMut(metaTransactionID, "")
-	if w := rc.debugWindow; w != nil {
-		t.MetaSetMut(metaWindowStart, w.start.String())
-		t.MetaSetMut(metaWindowEnd, w.end.String())
+	if w := rc.DebugWindow; w != nil {
+		t.MetaSetMut(metaWindowStart, w.Start)
+		t.MetaSetMut(metaWindowEnd, w.End)
 	}
 	rc.binTmpl[op] = t
 	return t

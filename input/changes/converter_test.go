@@ -1,11 +1,15 @@
-package input
+package changes
 
 import (
 	"encoding/json"
-	"github.com/redpanda-data/benthos/v4/public/service"
+	"errors"
 	"strconv"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/redpanda-data/benthos/v4/public/service"
+
+	"github.com/rpconnect-doris/rpconnect-doris/doris"
 	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
 )
 
@@ -23,11 +27,11 @@ func metaOf(t *testing.T, m interface {
 func TestSnapshotMessageMetadataIsPerMessage(t *testing.T) {
 	rc, rec := benchConverter(t, false)
 	defer rec.Release()
-	a, err := rc.snapshotMessage(0)
+	a, err := rc.SnapshotMessage(0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := rc.snapshotMessage(1)
+	b, err := rc.SnapshotMessage(1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +59,7 @@ func TestSnapshotMessageMetadataIsPerMessage(t *testing.T) {
 	if got := metaOf(t, b, metaTable); got != "orders" {
 		t.Fatalf("deleting one message's metadata changed another's: %v", got)
 	}
-	c, _ := rc.snapshotMessage(2)
+	c, _ := rc.SnapshotMessage(2)
 	if got := metaOf(t, c, metaOperation); got != "read" {
 		t.Fatalf("later message got %v", got)
 	}
@@ -83,7 +87,7 @@ func TestBinlogMessageMetadata(t *testing.T) {
 		}
 		want := map[string]any{
 			metaOperation: opNames[row%4], metaDatabase: "shop", metaTable: "orders",
-			metaTSO: pos.TSO, metaLSN: pos.LSN, metaCommitTS: pos.TSO >> 18, metaSourceTS: pos.TSO >> 18,
+			metaTSO: pos.TSO, metaLSN: pos.LSN, metaCommitTS: benchBase.UnixMilli(), metaSourceTS: benchBase.UnixMilli(),
 			metaTransactionID: strconv.FormatInt(pos.TSO, 10),
 		}
 		for k, v := range want {
@@ -105,7 +109,8 @@ func TestBinlogMessageMetadata(t *testing.T) {
 func TestBulkTransactionMessagesKeepTheirOwnKeys(t *testing.T) {
 	rc, rec := benchConverterOf(t, true, bulkLoad)
 	defer rec.Release()
-	tsoA, tsoB := int64(1_000)<<18|3, int64(1_001)<<18
+	tsoA, tsoB := doris.Compose(1_000, 3), doris.Compose(1_001, 0)
+	commitMs := map[int64]int64{tsoA: 1_000, tsoB: 1_001}
 	rowsA := 4 * txTemplateRows
 	var msgs []*service.Message
 	var poss []checkpoint.Pos
@@ -141,8 +146,8 @@ func TestBulkTransactionMessagesKeepTheirOwnKeys(t *testing.T) {
 			continue
 		}
 		want := map[string]any{
-			metaOperation: opNames[pos.Op], metaTSO: pos.TSO, metaLSN: pos.LSN, metaCommitTS: pos.TSO >> 18,
-			metaSourceTS: pos.TSO >> 18, metaTransactionID: strconv.FormatInt(pos.TSO, 10),
+			metaOperation: opNames[pos.Op], metaTSO: pos.TSO, metaLSN: pos.LSN, metaCommitTS: commitMs[pos.TSO],
+			metaSourceTS: commitMs[pos.TSO], metaTransactionID: strconv.FormatInt(pos.TSO, 10),
 		}
 		for k, v := range want {
 			if got := metaOf(t, msg, k); got != v {
@@ -164,10 +169,48 @@ func TestBinlogMessageRejectsUnknownOp(t *testing.T) {
 		_, err := rc.binlogMessage(0, checkpoint.Pos{TSO: 1, Table: "shop.orders", Op: op})
 		if err == nil {
 			t.Errorf("op %d accepted", op)
-		} else if !isPermanent(err) {
+		} else if pe := (*PermanentError)(nil); !errors.As(err, &pe) {
 			// A retry reads the same op again: the window must stop the
 			// input, not stall it until its binlog expires.
 			t.Errorf("op %d: %v is not marked permanent", op, err)
+		}
+	}
+}
+
+// With debug_metadata, every binlog row carries the bounds of the window
+// it was read in; without it, none does.
+func TestDebugWindowMetadata(t *testing.T) {
+	w := Window{Start: "2026-12-01 10:00:00", End: "2026-12-01 10:00:05"}
+	debug := func() *Converter {
+		rc := testConverter("t")()
+		rc.DebugWindow = &w
+		return rc
+	}
+	rows := []change{{ms: t0, id: 1}, {ms: t0 + 1, op: 1, id: 2}}
+	for _, c := range []struct {
+		name string
+		rc   func() *Converter
+		want bool
+	}{{"debug", debug, true}, {"plain", testConverter("t"), false}} {
+		mem := memory.NewGoAllocator()
+		rec := incrRecord(t, mem, rows...)
+		res := convertBinlog(c.rc(), rec, nil)
+		rec.Release()
+		if res.Err != nil || len(res.Msgs) != len(rows) {
+			t.Fatalf("%s: %d messages, %v", c.name, len(res.Msgs), res.Err)
+		}
+		for i, msg := range res.Msgs {
+			start, hasStart := msg.MetaGet(metaWindowStart)
+			end, hasEnd := msg.MetaGet(metaWindowEnd)
+			if !c.want {
+				if hasStart || hasEnd {
+					t.Errorf("%s row %d carries the window [%s, %s)", c.name, i, start, end)
+				}
+				continue
+			}
+			if start != w.Start || end != w.End {
+				t.Errorf("%s row %d carries the window [%s, %s), want [%s, %s)", c.name, i, start, end, w.Start, w.End)
+			}
 		}
 	}
 }
