@@ -47,6 +47,7 @@ type part struct {
 	ops               []string
 	positioned        bool     // every message carries tso, lsn, operation and its source table
 	sources           []string // the source tables, in order of first appearance
+	lastDB, lastTable string   // the source of the latest positioned message
 	first, last       position
 	cdc               bool   // some message is a change event
 	model             string // keysType, looked up only when needed
@@ -58,15 +59,22 @@ type part struct {
 }
 
 // split groups a batch by target table, keeping message order within each
-// group and groups in order of first appearance.
+// group and groups in order of first appearance. It runs per message, so it
+// reads only what the label will use: once a part has lost its position
+// (snapshot rows, messages of other inputs) it reads no positions or
+// sources.
 func (o *dorisLoad) split(batch service.MessageBatch) ([]*part, error) {
 	byTarget := map[string]*part{}
 	var parts []*part
+	static, isStatic := o.conf.target.Static()
 	for i, m := range batch {
-		// Per message: the batch form converts the whole batch on every call.
-		target, err := o.conf.target.TryString(m)
-		if err != nil {
-			return nil, fmt.Errorf("field %s of message %d: %w", fieldTableIdentifier, i, err)
+		target := static
+		if !isStatic {
+			// Per message: the batch form converts the whole batch on every call.
+			var err error
+			if target, err = o.conf.target.TryString(m); err != nil {
+				return nil, fmt.Errorf("field %s of message %d: %w", fieldTableIdentifier, i, err)
+			}
 		}
 		p := byTarget[target]
 		if p == nil {
@@ -75,13 +83,17 @@ func (o *dorisLoad) split(batch service.MessageBatch) ([]*part, error) {
 				return nil, fmt.Errorf("field %s of message %d: %w", fieldTableIdentifier, i, err)
 			}
 			p = &part{target: target, db: db, table: table, positioned: true}
+			if len(parts) == 0 {
+				// Most batches have one target: room for all of it at once.
+				p.msgs, p.ops = make([]int, 0, len(batch)), make([]string, 0, len(batch))
+			}
 			byTarget[target] = p
 			parts = append(parts, p)
 		}
 		op := ""
 		if o.conf.cdc != cdcOff {
 			if v, ok := m.MetaGetMut(metaOperation); ok {
-				op = fmt.Sprint(v)
+				op = metaText(v)
 			} else if o.conf.cdc == cdcOn {
 				return nil, fmt.Errorf("message %d into %s has no operation metadata and cdc is true", i, target)
 			}
@@ -89,18 +101,8 @@ func (o *dorisLoad) split(batch service.MessageBatch) ([]*part, error) {
 		if op != "" {
 			p.cdc = true
 		}
-		pos, ok := messagePosition(m, op)
-		src, known := messageSource(m)
-		if !ok || !known || o.conf.cdc == cdcOff {
-			p.positioned = false
-		} else {
-			if len(p.msgs) == 0 {
-				p.first = pos
-			}
-			p.last = pos
-			if !slices.Contains(p.sources, src) {
-				p.sources = append(p.sources, src)
-			}
+		if p.positioned {
+			p.place(m, op, o.conf.cdc == cdcOff)
 		}
 		p.msgs = append(p.msgs, i)
 		p.ops = append(p.ops, op)
@@ -108,25 +110,58 @@ func (o *dorisLoad) split(batch service.MessageBatch) ([]*part, error) {
 	return parts, nil
 }
 
+// place takes the message's position and source into the part's label, or
+// marks the part unpositioned when it has none.
+func (p *part) place(m *service.Message, op string, cdcOff bool) {
+	pos, ok := messagePosition(m, op)
+	if !ok || cdcOff {
+		p.positioned = false
+		return
+	}
+	db, ok1 := m.MetaGetMut(metaDatabase)
+	table, ok2 := m.MetaGetMut(metaTable)
+	if !ok1 || !ok2 {
+		p.positioned = false
+		return
+	}
+	if len(p.msgs) == 0 {
+		p.first = pos
+	}
+	p.last = pos
+	// A run of one source's messages builds its name once.
+	dbName, tableName := metaText(db), metaText(table)
+	if dbName != p.lastDB || tableName != p.lastTable || len(p.sources) == 0 {
+		p.lastDB, p.lastTable = dbName, tableName
+		if src := sourceName(dbName, tableName); !slices.Contains(p.sources, src) {
+			p.sources = append(p.sources, src)
+		}
+	}
+}
+
 // messagePosition reads tso and lsn; both must be integers.
 func messagePosition(m *service.Message, op string) (position, bool) {
+	if op == "" {
+		return position{}, false
+	}
 	tso, ok1 := metaInt(m, metaTSO)
 	lsn, ok2 := metaInt(m, metaLSN)
-	if !ok1 || !ok2 || op == "" {
+	if !ok1 || !ok2 {
 		return position{}, false
 	}
 	return position{tso: tso, lsn: lsn, op: op}, true
 }
 
-// messageSource names the message's source table. Positions are only
-// unique within a source, so a label built from them needs it.
-func messageSource(m *service.Message) (string, bool) {
-	db, ok1 := m.MetaGetMut(metaDatabase)
-	table, ok2 := m.MetaGetMut(metaTable)
-	if !ok1 || !ok2 {
-		return "", false
+// sourceName names a message's source table. Positions are only unique
+// within a source, so a label built from them needs it.
+func sourceName(db, table string) string { return db + "\x00" + table }
+
+// metaText is a metadata value as text; the inputs set strings, which need
+// no formatting.
+func metaText(v any) string {
+	if s, ok := v.(string); ok {
+		return s
 	}
-	return fmt.Sprint(db) + "\x00" + fmt.Sprint(table), true
+	return fmt.Sprint(v)
 }
 
 func metaInt(m *service.Message, key string) (int64, bool) {
@@ -162,9 +197,9 @@ func (o *dorisLoad) needsModel(p *part) bool {
 
 // encode writes the part's Stream Load body.
 func (o *dorisLoad) encode(batch service.MessageBatch, p *part) error {
-	var buf bytes.Buffer
 	p.rows = 0
 	deleteSign := p.cdc && p.model == keysUnique
+	buf := bytes.NewBuffer(make([]byte, 0, o.bodySize(batch, p, deleteSign)))
 	for k, i := range p.msgs {
 		op := p.ops[k]
 		sign := byte('0')
@@ -206,13 +241,48 @@ func (o *dorisLoad) encode(batch service.MessageBatch, p *part) error {
 			}
 			seq = strconv.AppendInt(nil, tso, 10) // snapshot rows: 0, older than any change
 		}
-		if err := appendJSONRow(&buf, raw, deleteSign, sign, o.conf.seqCol, o.conf.seqKey, seq); err != nil {
+		if err := appendJSONRow(buf, raw, deleteSign, sign, o.conf.seqCol, o.conf.seqKey, seq); err != nil {
 			return fmt.Errorf("message %d into %s: %w", i, p.target, err)
 		}
 		p.rows++
 	}
 	p.body = buf.Bytes()
 	return nil
+}
+
+// bodySize is the size of the part's body, so that encode writes it into
+// one allocation instead of growing a buffer by copies: each row is at most
+// its message, a line break and what encode adds to it, since trimming and
+// compacting only shrink it. Only a row whose sequence member is dropped
+// can outgrow it (dropMember re-escapes member names); the buffer then
+// grows as usual.
+func (o *dorisLoad) bodySize(batch service.MessageBatch, p *part, deleteSign bool) int {
+	extra := 1 // the line break
+	switch {
+	case o.conf.format == formatCSV:
+		if deleteSign {
+			extra += len(o.conf.csvSeparator) + 1
+		}
+	default:
+		if deleteSign {
+			extra += len(`,"` + deleteSignColumn + `":0`)
+		}
+		if o.conf.seqCol != "" {
+			extra += 1 + len(o.conf.seqKey) + 1 + len("-9223372036854775808")
+		}
+	}
+	n := 0
+	for k, i := range p.msgs {
+		if p.ops[k] == opUpdateBefore {
+			continue
+		}
+		raw, err := batch[i].AsBytes()
+		if err != nil {
+			continue // encode reports it
+		}
+		n += len(raw) + extra
+	}
+	return n
 }
 
 func modelName(keysType string) string {

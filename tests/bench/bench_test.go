@@ -250,9 +250,7 @@ func (r *results) rows() []row {
 			r.simSnapCPU.Seconds()/(float64(snapshotRows)/1e6), r.simMySQLCPU.Seconds()/(float64(r.mysql.rows)/1e6), r.simRawCPU.Seconds()/(float64(r.raw.rows)/1e6))),
 		info("g. CPU per 1M events, snapshot (user+sys)", fmt.Sprintf("%.2f s", cpuPerM(r.snap, snapshotRows))),
 		info("g. CPU per 1M events, backlog (user+sys)", fmt.Sprintf("%.2f s", cpuPerM(r.backlog, r.backlogEvents))),
-		info(fmt.Sprintf("i. Doris -> Doris through doris_load, %s mixed rows", count(snapshotRows)), fmt.Sprintf("%s, client CPU %.2f s per 1M rows (%.2f s)",
-			fmtRate(perSec(snapshotRows, r.load.wall.Seconds()), "rows/s"), cpuPerM(r.load, snapshotRows), r.load.wall.Seconds())),
-	}, append(r.kafka.rows(), r.partitions.rows()...)...)
+	}, append(loadRows(r.snap, r.load), append(r.kafka.rows(), r.partitions.rows()...)...)...)
 }
 
 func (r *results) backlogRate() float64 { return perSec(r.backlogEvents, r.backlog.wall.Seconds()) }

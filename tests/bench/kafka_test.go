@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -41,11 +40,7 @@ func measureKafka(t *testing.T, ctx context.Context, s *sim) kafkaResult {
 			}
 			defer kc.Close()
 			cfg := kafkaConfig(s, "mixed", kc.ListenAddrs(), p.eo)
-			if dir := os.Getenv("BENCH_PPROF"); dir != "" {
-				addr := freePort(t)
-				cfg = strings.Replace(cfg, "http:\n  enabled: false\n", fmt.Sprintf("http:\n  enabled: true\n  address: %s\n  debug_endpoints: true\n", addr), 1)
-				go captureProfile(t, addr, filepath.Join(dir, fmt.Sprintf("kafka-eo-%v.pprof", p.eo)))
-			}
+			cfg = profiled(t, cfg, fmt.Sprintf("kafka-eo-%v", p.eo))
 			*p.res = runRPConnect(t, ctx, cfg, nil, nil)
 			return countCommitted(ctx, kc.ListenAddrs(), snapshotRows)
 		})
