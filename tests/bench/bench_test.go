@@ -49,6 +49,7 @@ type results struct {
 	latency                         latencyResult
 	partitions                      partitionResults
 	multi                           multiResult // multitable_test.go
+	idle                            idleResult  // idle_test.go
 	// CPU of the test process (in-process paths) and of dorissim, per path.
 	mysqlCPU, rawCPU                   time.Duration
 	simSnapCPU, simMySQLCPU, simRawCPU time.Duration
@@ -114,8 +115,9 @@ func TestBench(t *testing.T) {
 	// Seeded only now, so that rows a-g run on the simulator they always had.
 	spreadFrom := seedMulti(t, ctx, s)
 	r.multi = measureMulti(t, ctx, s, spreadFrom)
+	r.idle = measureIdle(t, ctx, s) // last: its 1,000 tables would slow every listing before it
 	fmt.Println()
-	fmt.Print(renderTable(append(r.rows(), r.multi.rows(r.backlogRate())...)))
+	fmt.Print(renderTable(append(append(r.rows(), r.multi.rows(r.backlogRate())...), r.idle.rows()...)))
 }
 
 // cpuOf runs fn and returns the user+sys CPU it cost this process and the

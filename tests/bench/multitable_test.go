@@ -267,7 +267,8 @@ func statsDelta(after, before dorissim.Stats) dorissim.Stats {
 		return out
 	}
 	return dorissim.Stats{HTTP: sub(after.HTTP, before.HTTP), FEFlight: sub(after.FEFlight, before.FEFlight),
-		BEFlight: sub(after.BEFlight, before.BEFlight), MySQLConnections: after.MySQLConnections - before.MySQLConnections}
+		BEFlight: sub(after.BEFlight, before.BEFlight), MySQLConnections: after.MySQLConnections - before.MySQLConnections,
+		FEIncrQueries: after.FEIncrQueries - before.FEIncrQueries}
 }
 
 // perSecond lists counts as rates, largest first: "GetFlightInfo 100/s, ...".
@@ -320,11 +321,11 @@ func (m *multiResult) rows(backlogRate float64) []row {
 }
 
 func TestStatsDeltaAndRates(t *testing.T) {
-	before := dorissim.Stats{HTTP: map[string]int64{"GET /api/tso": 5}, FEFlight: map[string]int64{"Handshake": 1}, MySQLConnections: 2}
+	before := dorissim.Stats{HTTP: map[string]int64{"GET /api/tso": 5}, FEFlight: map[string]int64{"Handshake": 1}, MySQLConnections: 2, FEIncrQueries: 3}
 	after := dorissim.Stats{HTTP: map[string]int64{"GET /api/tso": 25}, FEFlight: map[string]int64{"Handshake": 1, "GetFlightInfo": 40},
-		BEFlight: map[string]int64{"DoGet": 40}, MySQLConnections: 2}
+		BEFlight: map[string]int64{"DoGet": 40}, MySQLConnections: 2, FEIncrQueries: 38}
 	d := statsDelta(after, before)
-	if d.HTTP["GET /api/tso"] != 20 || d.FEFlight["GetFlightInfo"] != 40 || len(d.FEFlight) != 1 || d.BEFlight["DoGet"] != 40 || d.MySQLConnections != 0 {
+	if d.HTTP["GET /api/tso"] != 20 || d.FEFlight["GetFlightInfo"] != 40 || len(d.FEFlight) != 1 || d.BEFlight["DoGet"] != 40 || d.MySQLConnections != 0 || d.FEIncrQueries != 35 {
 		t.Fatalf("delta %+v", d)
 	}
 	if got := perSecond(map[string]int64{"GetFlightInfo": 40, "Handshake": 4, "DoAction": 4}, 20*time.Second); got != "GetFlightInfo 2.0/s, DoAction 0.2/s, Handshake 0.2/s" {

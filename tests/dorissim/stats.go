@@ -1,11 +1,13 @@
 package dorissim
 
 import (
+	"bytes"
 	"context"
 	"net/http"
 	"strings"
 	"sync"
 
+	pb "github.com/apache/arrow-go/v18/arrow/flight/gen/flight"
 	"google.golang.org/grpc"
 )
 
@@ -24,6 +26,11 @@ type Stats struct {
 	// GetFlightInfo, DoGet, ...).
 	FEFlight map[string]int64 `json:"fe_flight"`
 	BEFlight map[string]int64 `json:"be_flight"`
+	// FEIncrQueries is the part of FEFlight's GetFlightInfo calls whose
+	// statement reads an `@incr` table function: a binlog window query of
+	// one table, which the FE plans and runs on the call (the other calls
+	// are snapshot splits and session statements).
+	FEIncrQueries int64 `json:"fe_incr_queries"`
 	// MySQLConnections counts accepted MySQL-protocol connections (the
 	// statements on them are not counted).
 	MySQLConnections int64 `json:"mysql_connections"`
@@ -51,6 +58,7 @@ type requestStats struct {
 	feFlight map[string]int64
 	beFlight map[string]int64
 	mysql    int64
+	feIncr   int64
 }
 
 func newRequestStats() *requestStats {
@@ -72,7 +80,8 @@ func (r *requestStats) addMySQL() {
 func (r *requestStats) snapshot() Stats {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return Stats{HTTP: copyCounts(r.http), FEFlight: copyCounts(r.feFlight), BEFlight: copyCounts(r.beFlight), MySQLConnections: r.mysql}
+	return Stats{HTTP: copyCounts(r.http), FEFlight: copyCounts(r.feFlight), BEFlight: copyCounts(r.beFlight),
+		MySQLConnections: r.mysql, FEIncrQueries: r.feIncr}
 }
 
 func copyCounts(m map[string]int64) map[string]int64 {
@@ -103,7 +112,13 @@ func (r *requestStats) countHTTP(h http.Handler) http.Handler {
 func (r *requestStats) grpcOptions(m map[string]int64) []grpc.ServerOption {
 	return []grpc.ServerOption{
 		grpc.ChainUnaryInterceptor(func(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
-			r.add(m, rpcName(info.FullMethod))
+			name := rpcName(info.FullMethod)
+			r.add(m, name)
+			if d, ok := req.(*pb.FlightDescriptor); ok && name == "GetFlightInfo" && isIncrStatement(d) {
+				r.mu.Lock()
+				r.feIncr++
+				r.mu.Unlock()
+			}
 			return h(ctx, req)
 		}),
 		grpc.ChainStreamInterceptor(func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, h grpc.StreamHandler) error {
@@ -111,6 +126,14 @@ func (r *requestStats) grpcOptions(m map[string]int64) []grpc.ServerOption {
 			return h(srv, ss)
 		}),
 	}
+}
+
+// isIncrStatement tells a GetFlightInfo of an `@incr` query by its
+// command's bytes, without decoding them: the statement text sits verbatim
+// in the serialized CommandStatementQuery. A malformed command is the
+// handler's to reject; here it only goes uncounted.
+func isIncrStatement(d *pb.FlightDescriptor) bool {
+	return d.GetType() == pb.FlightDescriptor_CMD && bytes.Contains(bytes.ToLower(d.GetCmd()), []byte("@incr"))
 }
 
 // rpcName is the method of "/arrow.flight.protocol.FlightService/DoGet".

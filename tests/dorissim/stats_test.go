@@ -90,3 +90,38 @@ func TestFERequestsLeaveOutBEStreamLoads(t *testing.T) {
 		t.Fatalf("FERequests = %d, want 7", n)
 	}
 }
+
+// TestRequestStatsCountIncrQueries: of the FE's GetFlightInfo calls, those
+// running an @incr query are counted apart, whatever the case of the
+// keyword; a snapshot read and a failed @incr are counted as what arrived.
+func TestRequestStatsCountIncrQueries(t *testing.T) {
+	s := startSim(t, Config{})
+	mustExecAll(t, s, "CREATE DATABASE sales",
+		"CREATE TABLE sales.w (id BIGINT, qty INT) UNIQUE KEY(id) DISTRIBUTED BY HASH(id) BUCKETS 2 "+
+			`PROPERTIES ("enable_unique_key_merge_on_write" = "true", "binlog.enable" = "true", "binlog.format" = "ROW", "binlog.need_historical_value" = "true")`,
+		"INSERT INTO sales.w VALUES (1, 1)")
+	fs := newFlightSession(t, s)
+	before := s.Stats()
+	for _, q := range []string{
+		"SELECT `id` FROM `sales`.`w`@incr('startTimestamp' = '0', 'incrementType' = 'DETAIL')",
+		"SELECT `id` FROM `sales`.`w`@INCR('startTimestamp' = '0', 'incrementType' = 'DETAIL')",
+		"SELECT `id` FROM `sales`.`w`",
+	} {
+		if _, err := fs.text(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	if err := fs.exec("SELECT `id` FROM `sales`.`w`@incr('incrementType' = 'NO_SUCH_TYPE')"); err == nil {
+		t.Fatal("an @incr query with an unknown incrementType succeeded")
+	}
+	after := s.Stats()
+	if n := after.FEIncrQueries - before.FEIncrQueries; n != 3 {
+		t.Errorf("FEIncrQueries counted %d, want 3 (two reads and one refused)", n)
+	}
+	if n := after.FEFlight["GetFlightInfo"] - before.FEFlight["GetFlightInfo"]; n != 4 {
+		t.Errorf("GetFlightInfo counted %d, want 4", n)
+	}
+	if after.BEFlight["GetFlightInfo"] != 0 {
+		t.Errorf("BE GetFlightInfo counted: %v", after.BEFlight)
+	}
+}
