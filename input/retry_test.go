@@ -8,8 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/redpanda-data/benthos/v4/public/service"
 	"google.golang.org/grpc/codes"
@@ -47,18 +45,7 @@ func TestClassifyPermanentStops(t *testing.T) {
 // A row that package changes cannot convert stops the input as input's own
 // permanent failures do: reading the window again reads the same row.
 func TestClassifyConversionFailureStops(t *testing.T) {
-	b := array.NewRecordBuilder(memory.DefaultAllocator, arrow.NewSchema([]arrow.Field{
-		{Name: "id", Type: arrow.PrimitiveTypes.Int64},
-		{Name: "__DORIS_BINLOG_TSO__", Type: arrow.PrimitiveTypes.Int64},
-		{Name: "__DORIS_BINLOG_LSN__", Type: arrow.PrimitiveTypes.Int64},
-		{Name: "__DORIS_BINLOG_OP__", Type: arrow.PrimitiveTypes.Int8},
-	}, nil))
-	defer b.Release()
-	b.Field(0).(*array.Int64Builder).Append(1)
-	b.Field(1).(*array.Int64Builder).Append(doris.Compose(1_760_000_000_000, 0))
-	b.Field(2).(*array.Int64Builder).Append(0)
-	b.Field(3).(*array.Int8Builder).Append(7)
-	rec := b.NewRecordBatch()
+	rec := changes.IncrRecord(memory.DefaultAllocator, changes.IncrRow{TSO: doris.Compose(1_760_000_000_000, 0), Op: 7, ID: 1})
 	defer rec.Release()
 	pool := changes.NewPool(func() *changes.Converter {
 		return changes.NewConverter(changes.Table{DB: "db", Name: "t", Key: "db.t"}, rowjson.Options{Binlog: true}, nil)

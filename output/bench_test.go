@@ -10,38 +10,12 @@ import (
 // BenchmarkEncodeBatch measures split and encode of one doris_binlog-sized
 // batch of change events (4064 rows, as batch_size's default).
 func BenchmarkEncodeBatch(b *testing.B) {
-	pc, err := Spec().ParseYAML("fenodes: 127.0.0.1:1\nusername: root\ntable_identifier: '${! @database_schema }_replica.${! @table }'\n", nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	conf, err := parseConfig(pc)
-	if err != nil {
-		b.Fatal(err)
-	}
-	o, err := newDorisLoad(conf, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
+	o := benchOutput(b, routeYAML)
 	batch := make(service.MessageBatch, 4064)
 	for i := range batch {
 		batch[i] = change(fmt.Sprintf(`{"id":%d,"name":"name-%d","qty":%d,"amount":"12.50","ts":"2025-01-01 10:00:00"}`, i, i, i%100), "shop", "orders", opUpdateAfter, 470842795122229249+int64(i), int64(i))
 	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	for range b.N {
-		parts, err := o.split(batch)
-		if err != nil {
-			b.Fatal(err)
-		}
-		for _, p := range parts {
-			p.model = keysUnique
-			if err := o.encode(batch, p); err != nil {
-				b.Fatal(err)
-			}
-			o.assignLabel(p)
-		}
-	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(batch)), "ns/row")
+	benchEncode(b, o, batch, keysUnique)
 }
 
 // BenchmarkEncodeSnapshotBatch measures split, encode and label of one
@@ -55,6 +29,18 @@ func BenchmarkEncodeSnapshotBatch(b *testing.B) {
 	for i := range batch {
 		batch[i] = snapshotRow(i)
 	}
+	benchEncode(b, o, batch, keysDuplicate)
+}
+
+// benchOutput is a doris_load from extra YAML lines whose FE never answers:
+// the benchmarks only split and encode.
+func benchOutput(b *testing.B, extra string) *dorisLoad {
+	return outputFromYAML(b, "fenodes: 127.0.0.1:1\nusername: root\n"+extra)
+}
+
+// benchEncode measures split, encode and label of batch, each part taken as
+// a table of the given key model, and reports the time per row.
+func benchEncode(b *testing.B, o *dorisLoad, batch service.MessageBatch, model string) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
@@ -63,7 +49,7 @@ func BenchmarkEncodeSnapshotBatch(b *testing.B) {
 			b.Fatal(err)
 		}
 		for _, p := range parts {
-			p.model = keysDuplicate
+			p.model = model
 			if err := o.encode(batch, p); err != nil {
 				b.Fatal(err)
 			}
@@ -71,22 +57,6 @@ func BenchmarkEncodeSnapshotBatch(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(batch)), "ns/row")
-}
-
-func benchOutput(b *testing.B, extra string) *dorisLoad {
-	pc, err := Spec().ParseYAML("fenodes: 127.0.0.1:1\nusername: root\n"+extra, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	conf, err := parseConfig(pc)
-	if err != nil {
-		b.Fatal(err)
-	}
-	o, err := newDorisLoad(conf, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return o
 }
 
 // snapshotRow is row i of the bench's mixed table as doris_binlog's

@@ -18,7 +18,7 @@ func newTestOutput(t *testing.T, f *fakeDoris, extra string) *dorisLoad {
 }
 
 // outputFromYAML builds a doris_load from a whole config, with fast retries.
-func outputFromYAML(t *testing.T, yaml string) *dorisLoad {
+func outputFromYAML(t testing.TB, yaml string) *dorisLoad {
 	t.Helper()
 	pc, err := Spec().ParseYAML(yaml, nil)
 	if err != nil {

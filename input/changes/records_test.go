@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/redpanda-data/benthos/v4/public/service"
 
@@ -29,20 +28,11 @@ func (c change) tso() int64 { return doris.Compose(c.ms, c.logical) }
 // table's columns and the three hidden binlog columns.
 func incrRecord(tb testing.TB, mem memory.Allocator, rows ...change) arrow.RecordBatch {
 	tb.Helper()
-	b := array.NewRecordBuilder(mem, arrow.NewSchema([]arrow.Field{
-		{Name: "id", Type: arrow.PrimitiveTypes.Int64},
-		{Name: "__DORIS_BINLOG_TSO__", Type: arrow.PrimitiveTypes.Int64},
-		{Name: "__DORIS_BINLOG_LSN__", Type: arrow.PrimitiveTypes.Int64},
-		{Name: "__DORIS_BINLOG_OP__", Type: arrow.PrimitiveTypes.Int8},
-	}, nil))
-	defer b.Release()
-	for _, r := range rows {
-		b.Field(0).(*array.Int64Builder).Append(r.id)
-		b.Field(1).(*array.Int64Builder).Append(r.tso())
-		b.Field(2).(*array.Int64Builder).Append(r.lsn)
-		b.Field(3).(*array.Int8Builder).Append(r.op)
+	in := make([]IncrRow, len(rows))
+	for i, r := range rows {
+		in[i] = IncrRow{TSO: r.tso(), LSN: r.lsn, Op: r.op, ID: r.id}
 	}
-	return b.NewRecordBatch()
+	return IncrRecord(mem, in...)
 }
 
 // testConverter converts binlog rows of db.name, without schema metadata.

@@ -61,10 +61,7 @@ func TestBench(t *testing.T) {
 	if os.Getenv("BENCH") != "1" {
 		t.Skip("set BENCH=1 (make bench) to run the benchmark suite")
 	}
-	applyScale(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Minute)
-	defer cancel()
-	s := startSim(t)
+	ctx, s := scaledSim(t, 50*time.Minute)
 	scanFrom := seedAll(t, ctx, s)
 	var r results
 	var err error

@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"slices"
@@ -26,14 +25,8 @@ func TestCompareCPU(t *testing.T) {
 	if headBin == "" {
 		t.Skip("set RPCONNECT_DORIS_BIN to this tree's binary (make bench-compare does)")
 	}
-	rounds := 5
-	if v, err := strconv.Atoi(os.Getenv("BENCH_ROUNDS")); err == nil && v > 0 {
-		rounds = v
-	}
-	applyScale(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Minute)
-	defer cancel()
-	s := startSim(t)
+	rounds := benchRounds(5)
+	ctx, s := scaledSim(t, 60*time.Minute)
 	scanFrom := seedMixedAndBacklog(t, ctx, s)
 	bins := []struct{ name, path string }{{"base", baseBin}, {"head", headBin}}
 	samples := map[string]*cpuSamples{"base": {}, "head": {}}
@@ -75,4 +68,13 @@ func median(v []float64) float64 {
 		return s[len(s)/2]
 	}
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// benchRounds is BENCH_ROUNDS, how many rounds a test that alternates runs
+// in one sitting takes; def when it is unset or not a positive number.
+func benchRounds(def int) int {
+	if v, err := strconv.Atoi(os.Getenv("BENCH_ROUNDS")); err == nil && v > 0 {
+		return v
+	}
+	return def
 }

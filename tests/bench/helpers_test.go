@@ -94,3 +94,12 @@ func TestRenderTable(t *testing.T) {
 		}
 	}
 }
+
+func TestBenchRounds(t *testing.T) {
+	for v, want := range map[string]int{"": 4, "3": 3, "0": 4, "-2": 4, "x": 4} {
+		t.Setenv("BENCH_ROUNDS", v)
+		if got := benchRounds(4); got != want {
+			t.Errorf("BENCH_ROUNDS=%q: %d rounds, want %d", v, got, want)
+		}
+	}
+}

@@ -47,14 +47,12 @@ func idleName(i int) string { return fmt.Sprintf("idle_%04d", i) }
 
 // idleResult is row k.
 type idleResult struct {
-	tables      int
-	joined      time.Duration // process start to the chain holding every table
-	span        time.Duration
-	cpu, simCPU time.Duration
-	reqs        dorissim.Stats // FE and BE requests during span
-	spanRSS     int64          // largest VmRSS sampled during span
-	peakRSS     int64          // VmHWM of the whole run, start-up included
-	lagEnd      int64          // doris_binlog_lag_seconds at the end of span
+	tables   int
+	joined   time.Duration // process start to the chain holding every table
+	spanCost               // the steady span and what it cost
+	spanRSS  int64         // largest VmRSS sampled during span
+	peakRSS  int64         // VmHWM of the whole run, start-up included
+	lagEnd   int64         // doris_binlog_lag_seconds at the end of span
 }
 
 // seedIdle creates the tables, empty: an idle table's rows are all older
@@ -96,75 +94,56 @@ func (r *idleResult) run(t *testing.T, ctx context.Context, s *sim) error {
 		return err
 	}
 	var (
-		joinedAt, spanFrom time.Time
-		cpu0, simCPU0      time.Duration
-		reqs0              dorissim.Stats
-		streaming, incr    int64 // last seen while waiting for the join
-		stepErr            error
+		joinedAt        time.Time
+		spanFrom        spanStart
+		streaming, incr int64 // last seen while waiting for the join
 	)
 	began := time.Now()
-	stop := func(pid int) bool {
-		var err error
+	step := func(pid int) (bool, error) {
 		switch {
 		case joinedAt.IsZero():
 			if time.Since(began) > idleJoinLimit {
-				stepErr = fmt.Errorf("%d tables did not all join the window chain within %v: %d streaming, %d @incr queries",
+				return true, fmt.Errorf("%d tables did not all join the window chain within %v: %d streaming, %d @incr queries",
 					r.tables, idleJoinLimit, streaming, incr)
-				return true
 			}
 			if streaming = scrapeMetric(addr, "doris_binlog_tables", `state="streaming"`); streaming < int64(r.tables) {
-				return false
+				return false, nil
 			}
-			var now dorissim.Stats
-			if now, err = s.requestStats(ctx); err != nil {
-				break
+			now, err := s.requestStats(ctx)
+			if err != nil {
+				return true, err
 			}
 			if incr = now.FEIncrQueries - reqsStart.FEIncrQueries; incr < 2*int64(r.tables) {
-				return false
+				return false, nil
 			}
 			joinedAt = time.Now()
 			r.joined = joinedAt.Sub(began)
-		case spanFrom.IsZero():
+			return false, nil
+		case spanFrom.at.IsZero():
 			if time.Since(joinedAt) < idleSteadySettle {
-				return false
+				return false, nil
 			}
-			spanFrom = time.Now()
-			simCPU0 = s.cpu(t)
-			if cpu0, err = procCPU(pid); err == nil {
-				reqs0, err = s.requestStats(ctx)
-			}
+			var err error
+			spanFrom, err = startSpan(t, ctx, s, pid)
+			return false, err
 		default:
-			var kb int64
-			if kb, err = procStatusKB(pid, "VmRSS"); err == nil {
-				r.spanRSS = max(r.spanRSS, kb*1024)
+			kb, err := procStatusKB(pid, "VmRSS")
+			if err != nil {
+				return true, err
 			}
-			if err != nil || time.Since(spanFrom) < idleSteadyFor {
-				break
+			r.spanRSS = max(r.spanRSS, kb*1024)
+			if time.Since(spanFrom.at) < idleSteadyFor {
+				return false, nil
 			}
-			r.span = time.Since(spanFrom)
-			r.simCPU = s.cpu(t) - simCPU0
-			var cpu1 time.Duration
-			var reqs1 dorissim.Stats
-			if cpu1, err = procCPU(pid); err == nil {
-				r.cpu = cpu1 - cpu0
-				if reqs1, err = s.requestStats(ctx); err == nil {
-					r.reqs = statsDelta(reqs1, reqs0)
-				}
-			}
+			r.spanCost, err = spanFrom.cost(t, ctx, s, pid)
 			r.lagEnd = scrapeMetric(addr, "doris_binlog_lag_seconds", "")
-			stepErr = err
-			return true
+			return true, err
 		}
-		if err != nil {
-			stepErr = err
-			return true
-		}
-		return false
 	}
-	res := runRPConnectWith(t, ctx, cfg, runOpts{stop: stop})
+	res, err := runSteps(t, ctx, cfg, step)
 	r.peakRSS = res.peakRSS
-	if stepErr != nil {
-		return stepErr
+	if err != nil {
+		return err
 	}
 	if r.span == 0 {
 		return fmt.Errorf("the input stopped before the idle span was measured")

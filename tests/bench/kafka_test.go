@@ -120,16 +120,8 @@ func TestKafkaBench(t *testing.T) {
 	if os.Getenv("BENCH") != "1" {
 		t.Skip("set BENCH=1 to run the Kafka benchmark rows")
 	}
-	applyScale(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
-	defer cancel()
-	s := startSim(t)
-	for _, st := range []string{"CREATE DATABASE IF NOT EXISTS " + benchDB, mixedDDL("mixed", false)} {
-		if err := s.exec(ctx, st); err != nil {
-			t.Fatal(err)
-		}
-	}
-	measure(t, "seed mixed", func() error { return s.loadRange(ctx, "mixed", 0, snapshotRows, 0, appendMixedRow, nil) })
+	ctx, s := scaledSim(t, 30*time.Minute)
+	seedMixed(t, ctx, s)
 	k := measureKafka(t, ctx, s)
 	fmt.Println()
 	fmt.Print(renderTable(k.rows()))

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -67,20 +66,9 @@ func TestLoadBench(t *testing.T) {
 	if os.Getenv("BENCH") != "1" {
 		t.Skip("set BENCH=1 to run the doris_load benchmark rows")
 	}
-	rounds := 2
-	if v, err := strconv.Atoi(os.Getenv("BENCH_ROUNDS")); err == nil && v > 0 {
-		rounds = v
-	}
-	applyScale(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
-	defer cancel()
-	s := startSim(t)
-	for _, st := range []string{"CREATE DATABASE IF NOT EXISTS " + benchDB, mixedDDL("mixed", false)} {
-		if err := s.exec(ctx, st); err != nil {
-			t.Fatal(err)
-		}
-	}
-	measure(t, "seed mixed", func() error { return s.loadRange(ctx, "mixed", 0, snapshotRows, 0, appendMixedRow, nil) })
+	rounds := benchRounds(2)
+	ctx, s := scaledSim(t, 30*time.Minute)
+	seedMixed(t, ctx, s)
 	bins := []struct{ name, path string }{{"head", os.Getenv("RPCONNECT_DORIS_BIN")}}
 	if base := os.Getenv("BENCH_BASE_BIN"); base != "" {
 		bins = append([]struct{ name, path string }{{"base", base}}, bins...)

@@ -18,10 +18,7 @@ func TestMultiTableBench(t *testing.T) {
 	if os.Getenv("BENCH") != "1" {
 		t.Skip("set BENCH=1 to run the multi-table benchmark rows")
 	}
-	applyScale(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
-	defer cancel()
-	s := startSim(t)
+	ctx, s := scaledSim(t, 30*time.Minute)
 	scanFrom := seedMixedAndBacklog(t, ctx, s)
 	var r results
 	measure(t, "binlog backlog", func() error {
@@ -53,12 +50,7 @@ func TestMultiTableBench(t *testing.T) {
 // backlog's first change.
 func seedMixedAndBacklog(t *testing.T, ctx context.Context, s *sim) string {
 	t.Helper()
-	for _, st := range []string{"CREATE DATABASE IF NOT EXISTS " + benchDB, mixedDDL("mixed", false), mixedDDL("backlog", true)} {
-		if err := s.exec(ctx, st); err != nil {
-			t.Fatal(err)
-		}
-	}
-	measure(t, "seed mixed", func() error { return s.loadRange(ctx, "mixed", 0, snapshotRows, 0, appendMixedRow, nil) })
+	seedMixed(t, ctx, s, mixedDDL("backlog", true))
 	var scanFrom string
 	measure(t, "seed backlog", func() error {
 		var err error

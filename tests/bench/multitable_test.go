@@ -39,14 +39,12 @@ func spreadName(i int) string { return fmt.Sprintf("spread_%d", i) }
 
 // multiResult holds the multi-table measurements and the pinned ones.
 type multiResult struct {
-	snap                procResult // the binary up to its last snapshot row
-	snapRSS             int64      // VmHWM when the snapshot finished
-	idleSpan            time.Duration
-	idleCPU, idleSimCPU time.Duration
-	idleReqs            dorissim.Stats // requests during idleSpan
-	spread              procResult
-	spreadEvents        int64
-	pinned              pinnedResult
+	snap         procResult // the binary up to its last snapshot row
+	snapRSS      int64      // VmHWM when the snapshot finished
+	idle         spanCost   // the idle span, once the snapshot settled
+	spread       procResult
+	spreadEvents int64
+	pinned       pinnedResult
 }
 
 // seedMulti creates the 100 small and the 10 backlog tables, loads the
@@ -130,64 +128,45 @@ func (m *multiResult) runManyTables(t *testing.T, ctx context.Context, s *sim) e
 		"max_parallel_snapshot_splits: 2", "binlog_poll_interval: 1s")
 	total := manyTables * manyTableRows
 	var (
-		snapped, idleFrom time.Time
-		cpu0, simCPU0     time.Duration
-		reqs0             dorissim.Stats
-		stepErr           error
+		snapped  time.Time
+		idleFrom spanStart
 	)
 	began := time.Now()
-	stop := func(pid int) bool {
+	step := func(pid int) (bool, error) {
 		var err error
 		switch {
 		case snapped.IsZero():
 			if scrapeRows(addr, "snapshot") < total {
-				return false
+				return false, nil
 			}
 			snapped = time.Now()
 			m.snap.wall = snapped.Sub(began)
-			if m.snap.cpu, err = procCPU(pid); err == nil {
-				var kb int64
-				kb, err = procStatusKB(pid, "VmHWM")
-				m.snapRSS = kb * 1024
+			if m.snap.cpu, err = procCPU(pid); err != nil {
+				return true, err
 			}
-		case idleFrom.IsZero():
+			var kb int64
+			kb, err = procStatusKB(pid, "VmHWM")
+			m.snapRSS = kb * 1024
+		case idleFrom.at.IsZero():
 			if time.Since(snapped) < idleSettle {
-				return false
+				return false, nil
 			}
-			idleFrom = time.Now()
-			simCPU0 = s.cpu(t)
-			if cpu0, err = procCPU(pid); err == nil {
-				reqs0, err = s.requestStats(ctx)
-			}
+			idleFrom, err = startSpan(t, ctx, s, pid)
 		default:
-			if time.Since(idleFrom) < idleFor {
-				return false
+			if time.Since(idleFrom.at) < idleFor {
+				return false, nil
 			}
-			m.idleSpan = time.Since(idleFrom)
-			m.idleSimCPU = s.cpu(t) - simCPU0
-			var cpu1 time.Duration
-			var reqs1 dorissim.Stats
-			if cpu1, err = procCPU(pid); err == nil {
-				m.idleCPU = cpu1 - cpu0
-				if reqs1, err = s.requestStats(ctx); err == nil {
-					m.idleReqs = statsDelta(reqs1, reqs0)
-				}
-			}
-			stepErr = err
-			return true
+			m.idle, err = idleFrom.cost(t, ctx, s, pid)
+			return true, err
 		}
-		if err != nil {
-			stepErr = err
-			return true
-		}
-		return false
+		return false, err
 	}
-	res := runRPConnectWith(t, ctx, cfg, runOpts{stop: stop})
+	res, err := runSteps(t, ctx, cfg, step)
 	m.snap.peakRSS = res.peakRSS
-	if stepErr != nil {
-		return stepErr
+	if err != nil {
+		return err
 	}
-	if snapped.IsZero() || m.idleSpan == 0 {
+	if snapped.IsZero() || m.idle.span == 0 {
 		return fmt.Errorf("the input stopped before the idle span was measured")
 	}
 	return nil
@@ -297,9 +276,9 @@ func perSecond(counts map[string]int64, span time.Duration) string {
 func (m *multiResult) rows(backlogRate float64) []row {
 	total := manyTables * manyTableRows
 	snapRate := perSec(total, m.snap.wall.Seconds())
-	secs := m.idleSpan.Seconds()
-	feRate := float64(m.idleReqs.FERequests()) / secs
-	cpuRate := m.idleCPU.Seconds() / secs
+	secs := m.idle.span.Seconds()
+	feRate := float64(m.idle.reqs.FERequests()) / secs
+	cpuRate := m.idle.cpu.Seconds() / secs
 	spreadRate := perSec(m.spreadEvents, m.spread.wall.Seconds())
 	rows := []row{
 		info(fmt.Sprintf("m. initial snapshot, %d tables × %s mixed rows, %d tables at once", manyTables, count(manyTableRows), manyAtOnce),
@@ -308,10 +287,10 @@ func (m *multiResult) rows(backlogRate float64) []row {
 		info(fmt.Sprintf("m. %d idle streaming tables, poll 1s: FE requests", manyTables),
 			fmt.Sprintf("%.1f req/s (%.2f per table per poll)", feRate, feRate/manyTables)),
 		info("   FE HTTP / FE Flight / BE Flight, per second", fmt.Sprintf("%s; %s; BE %s",
-			perSecond(m.idleReqs.HTTP, m.idleSpan), perSecond(m.idleReqs.FEFlight, m.idleSpan), perSecond(m.idleReqs.BEFlight, m.idleSpan))),
+			perSecond(m.idle.reqs.HTTP, m.idle.span), perSecond(m.idle.reqs.FEFlight, m.idle.span), perSecond(m.idle.reqs.BEFlight, m.idle.span))),
 		info(fmt.Sprintf("m. %d idle streaming tables: client CPU", manyTables),
 			fmt.Sprintf("%.0f ms/s (%.2f ms/s per table); dorissim %.0f ms/s", cpuRate*1000, cpuRate*1000/manyTables,
-				m.idleSimCPU.Seconds()/secs*1000)),
+				m.idle.simCPU.Seconds()/secs*1000)),
 		info(fmt.Sprintf("m. binlog backlog over %d tables, detail mode", spreadTables),
 			fmt.Sprintf("%s (%d events of %d changes), peak RSS %.0f MB", fmtRate(spreadRate, "events/s"), m.spreadEvents, backlogChanges, mb(m.spread.peakRSS))),
 		info(fmt.Sprintf("   %d tables vs 1 table (m/d)", spreadTables), fmt.Sprintf("%.2f", ratio(spreadRate, backlogRate))),

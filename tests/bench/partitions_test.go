@@ -92,10 +92,7 @@ func TestPartitionsBenchRow(t *testing.T) {
 	if os.Getenv("BENCH") != "1" {
 		t.Skip("set BENCH=1 to run the partitioned snapshot row")
 	}
-	applyScale(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
-	defer cancel()
-	s := startSim(t)
+	ctx, s := scaledSim(t, 20*time.Minute)
 	if err := s.exec(ctx, "CREATE DATABASE IF NOT EXISTS "+benchDB); err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"testing"
 	"time"
 )
 
@@ -121,4 +122,17 @@ func (s *sim) seedBacklogOf(ctx context.Context, table string, n int64) error {
 		return err
 	}
 	return s.loadRange(ctx, table, upd, upd+del, 1, appendMixedRow, map[string]string{"merge_type": "DELETE"})
+}
+
+// seedMixed creates benchDB, the mixed table of row a and the tables of
+// more (DDL statements), then loads snapshotRows rows into mixed: the data
+// of the rows that a test runs on a simulator of its own.
+func seedMixed(t *testing.T, ctx context.Context, s *sim, more ...string) {
+	t.Helper()
+	for _, st := range append([]string{"CREATE DATABASE IF NOT EXISTS " + benchDB, mixedDDL("mixed", false)}, more...) {
+		if err := s.exec(ctx, st); err != nil {
+			t.Fatal(err)
+		}
+	}
+	measure(t, "seed mixed", func() error { return s.loadRange(ctx, "mixed", 0, snapshotRows, 0, appendMixedRow, nil) })
 }

@@ -51,6 +51,17 @@ func readyAddrs(line string) (map[string]string, bool) {
 	return out, true
 }
 
+// scaledSim starts a test that measures rows on a simulator of its own:
+// BENCH_SCALE applied, a context that ends after timeout or with the test,
+// and the simulator.
+func scaledSim(t *testing.T, timeout time.Duration) (context.Context, *sim) {
+	t.Helper()
+	applyScale(t)
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	t.Cleanup(cancel)
+	return ctx, startSim(t)
+}
+
 func startSim(t *testing.T) *sim {
 	t.Helper()
 	bin := harness.Binary(t, "dorissim", "DORISSIM_BIN")

@@ -75,6 +75,22 @@ func mysqlConn(t *testing.T, s *Server) *sql.Conn {
 	return conn
 }
 
+// mysqlColumns runs a query over the MySQL protocol and returns its column
+// names, comma separated.
+func mysqlColumns(t *testing.T, conn *sql.Conn, q string) string {
+	t.Helper()
+	rows, err := conn.QueryContext(testCtx(t), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Join(cols, ",")
+}
+
 // mysqlText runs a query over the MySQL protocol and returns every value as
 // its wire text ("NULL" for NULL).
 func mysqlText(ctx context.Context, conn *sql.Conn, q string) ([][]string, error) {
