@@ -15,6 +15,7 @@ import (
 
 	"github.com/rpconnect-doris/rpconnect-doris/doris"
 	"github.com/rpconnect-doris/rpconnect-doris/input/changes"
+	"github.com/rpconnect-doris/rpconnect-doris/input/changes/changestest"
 	"github.com/rpconnect-doris/rpconnect-doris/input/flight"
 	"github.com/rpconnect-doris/rpconnect-doris/input/rowjson"
 )
@@ -45,7 +46,7 @@ func TestClassifyPermanentStops(t *testing.T) {
 // A row that package changes cannot convert stops the input as input's own
 // permanent failures do: reading the window again reads the same row.
 func TestClassifyConversionFailureStops(t *testing.T) {
-	rec := changes.IncrRecord(memory.DefaultAllocator, changes.IncrRow{TSO: doris.Compose(1_760_000_000_000, 0), Op: 7, ID: 1})
+	rec := changestest.IncrRecord(memory.DefaultAllocator, changestest.IncrRow{TSO: doris.Compose(1_760_000_000_000, 0), Op: 7, ID: 1})
 	defer rec.Release()
 	pool := changes.NewPool(func() *changes.Converter {
 		return changes.NewConverter(changes.Table{DB: "db", Name: "t", Key: "db.t"}, rowjson.Options{Binlog: true}, nil)

@@ -9,6 +9,7 @@ import (
 	"github.com/redpanda-data/benthos/v4/public/service"
 
 	"github.com/rpconnect-doris/rpconnect-doris/doris"
+	"github.com/rpconnect-doris/rpconnect-doris/input/changes/changestest"
 	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
 	"github.com/rpconnect-doris/rpconnect-doris/input/rowjson"
 )
@@ -28,11 +29,11 @@ func (c change) tso() int64 { return doris.Compose(c.ms, c.logical) }
 // table's columns and the three hidden binlog columns.
 func incrRecord(tb testing.TB, mem memory.Allocator, rows ...change) arrow.RecordBatch {
 	tb.Helper()
-	in := make([]IncrRow, len(rows))
+	in := make([]changestest.IncrRow, len(rows))
 	for i, r := range rows {
-		in[i] = IncrRow{TSO: r.tso(), LSN: r.lsn, Op: r.op, ID: r.id}
+		in[i] = changestest.IncrRow{TSO: r.tso(), LSN: r.lsn, Op: r.op, ID: r.id}
 	}
-	return IncrRecord(mem, in...)
+	return changestest.IncrRecord(mem, in...)
 }
 
 // testConverter converts binlog rows of db.name, without schema metadata.

@@ -1,4 +1,7 @@
-package changes
+// Package changestest builds @incr result batches for the tests of package
+// changes and its callers, which convert real batches without a Flight
+// server.
+package changestest
 
 import (
 	"github.com/apache/arrow-go/v18/arrow"
@@ -18,7 +21,7 @@ type IncrRow struct {
 
 // IncrRecord builds an @incr result batch as Doris sends it for a table of
 // one column, id: that column, then the three hidden binlog columns. It is
-// test support, for this package's tests and its callers', which convert
+// test support, for package changes' tests and its callers', which convert
 // real batches without a Flight server; the caller releases the batch.
 func IncrRecord(mem memory.Allocator, rows ...IncrRow) arrow.RecordBatch {
 	b := array.NewRecordBuilder(mem, arrow.NewSchema([]arrow.Field{
