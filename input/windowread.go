@@ -93,12 +93,12 @@ func (wr *windowReader) read(ctx context.Context, tables []*tableInfo, w window,
 // windowSource is one table's part of a window: its @incr rows, converted
 // in order, retried from the last row handed on after a failure.
 type windowSource struct {
-	wr     *windowReader
-	t      *tableInfo
-	w      window
-	now    *bound          // the Doris time w's end came from, for the first attempt
-	skip   *checkpoint.Pos // the last row handed on (or delivered before)
-	convs  *changes.Converters
+	wr    *windowReader
+	t     *tableInfo
+	w     window
+	now   *bound          // the Doris time w's end came from, for the first attempt
+	skip  *checkpoint.Pos // the last row handed on (or delivered before)
+	convs *changes.Converters
 
 	out     chan *changes.Batch // closed at the end; err then set
 	done    chan struct{}
