@@ -109,7 +109,7 @@ type windowSource struct {
 // newSource reads t's part of w; ctx is the window read's, on which its
 // converters resolve schemas.
 func (wr *windowReader) newSource(ctx context.Context, t *tableInfo, w window, now *bound, skip *checkpoint.Pos) *windowSource {
-	s := &windowSource{wr: wr, t: t, w: w, now: now, skip: skip, out: make(chan *changes.Batch, 1), done: make(chan struct{})}
+	s := &windowSource{wr: wr, t: t, w: w, now: now, skip: skip, out: make(chan *changes.Batch), done: make(chan struct{})}
 	s.convs = changes.NewConverters(func() *changes.Converter { return s.newConverter(ctx) })
 	return s
 }
@@ -235,8 +235,9 @@ func (s *windowSource) gone(ctx context.Context) bool {
 
 // read runs the query once and hands on the rows of every batch after
 // the last row handed on. The merge converts them once it has ordered
-// them; the channel of one batch is the back-pressure that keeps a table
-// that waits for the others to one Arrow batch ahead.
+// them; handing a batch over waits for the merge to take it, which keeps
+// a table that waits for the others to the batch the merge holds and the
+// one decoded next.
 func (s *windowSource) read(ctx context.Context, piece window) (err error) {
 	fc, err := s.wr.c.session(ctx)
 	if err != nil {

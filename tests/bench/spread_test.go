@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
@@ -13,6 +14,8 @@ import (
 // single-table backlog (row d) against the same number of changes spread
 // over 10 tables (row m), alternated for BENCH_ROUNDS rounds (default 2),
 // with BENCH_BASE_BIN's binary too when set. It seeds only those tables.
+// BENCH_PPROF=dir saves each binary's profiles of both rows under dir/head
+// and dir/base.
 //
 //	BENCH=1 BENCH_BASE_BIN=/path/to/old go test -run TestSpreadBench -v ./tests/bench/
 func TestSpreadBench(t *testing.T) {
@@ -46,9 +49,18 @@ func TestSpreadBench(t *testing.T) {
 		bins = append([]struct{ name, path string }{{"base", base}}, bins...)
 	}
 	var rows []row
+	pprofDir := os.Getenv("BENCH_PPROF")
 	for round := range rounds {
 		for _, b := range bins {
 			t.Setenv("RPCONNECT_DORIS_BIN", b.path)
+			if pprofDir != "" {
+				// The profiles of each binary's last round, apart.
+				dir := filepath.Join(pprofDir, b.name)
+				if err := os.MkdirAll(dir, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				t.Setenv("BENCH_PPROF", dir)
+			}
 			events, _, one, err := runBacklog(t, ctx, s, scanFrom)
 			if err != nil {
 				t.Fatalf("round %d, %s: %v", round+1, b.name, err)
