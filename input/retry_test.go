@@ -48,16 +48,15 @@ func TestClassifyPermanentStops(t *testing.T) {
 func TestClassifyConversionFailureStops(t *testing.T) {
 	rec := changestest.IncrRecord(memory.DefaultAllocator, changestest.IncrRow{TSO: doris.Compose(1_760_000_000_000, 0), Op: 7, ID: 1})
 	defer rec.Release()
-	pool := changes.NewPool(func() *changes.Converter {
+	convs := changes.NewConverters(func() *changes.Converter {
 		return changes.NewConverter(changes.Table{DB: "db", Name: "t", Key: "db.t"}, rowjson.Options{Binlog: true}, nil)
-	}, 1, nil)
-	res := pool.Submit(rec).Wait()
-	pool.Close()
-	if res.Err == nil {
+	})
+	_, convErr := convs.Batch(rec, nil)
+	if convErr == nil {
 		t.Fatal("operation 7 converted")
 	}
 	rt, _ := testRetry(t)
-	_, err := rt.classify(fmt.Errorf("binlog window [a, b) of db.t: %w", res.Err), rt.w)
+	_, err := rt.classify(fmt.Errorf("binlog window [a, b) of db.t: %w", convErr), rt.w)
 	if !isFatal(err) || !strings.Contains(err.Error(), "operation: 7") {
 		t.Fatalf("a row changes cannot convert gave %v, want a fatal error naming the operation", err)
 	}

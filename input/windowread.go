@@ -56,13 +56,13 @@ func (wr *windowReader) read(ctx context.Context, tables []*tableInfo, w window,
 	defer cancel()
 	srcs := make([]*windowSource, len(tables))
 	for i, t := range tables {
-		srcs[i] = wr.newSource(t, w, now, skip, len(tables))
+		srcs[i] = wr.newSource(rctx, t, w, now, skip)
 		go srcs[i].run(rctx)
 	}
 	defer func() {
 		cancel()
 		for _, s := range srcs {
-			s.wait()
+			s.drain()
 		}
 	}()
 	emit := func(msgs []*service.Message, last checkpoint.Pos, counts map[string]*changes.OpCounts) error {
@@ -78,7 +78,8 @@ func (wr *windowReader) read(ctx context.Context, tables []*tableInfo, w window,
 		}
 		return nil
 	}
-	if err := changes.Merge(ctx, srcs, wr.maxRows, wr.conf.MergeUpdates, emit); err != nil {
+	opt := changes.MergeOptions{MaxRows: wr.maxRows, Pairer: wr.newPairer(w)}
+	if err := changes.Merge(ctx, srcs, opt, emit); err != nil {
 		return nil, err
 	}
 	for _, s := range srcs {
@@ -92,36 +93,60 @@ func (wr *windowReader) read(ctx context.Context, tables []*tableInfo, w window,
 // windowSource is one table's part of a window: its @incr rows, converted
 // in order, retried from the last row handed on after a failure.
 type windowSource struct {
-	wr     *windowReader
-	t      *tableInfo
-	w      window
-	now    *bound          // the Doris time w's end came from, for the first attempt
-	skip   *checkpoint.Pos // the last row handed on (or delivered before)
-	tables int             // how many tables the window reads at once
+	wr    *windowReader
+	t     *tableInfo
+	w     window
+	now   *bound          // the Doris time w's end came from, for the first attempt
+	skip  *checkpoint.Pos // the last row handed on (or delivered before)
+	convs *changes.Converters
 
-	out     chan changes.Result // closed at the end; err then set
+	out     chan *changes.Batch // closed at the end; err then set
 	done    chan struct{}
 	err     error
 	dropped bool
 }
 
-func (wr *windowReader) newSource(t *tableInfo, w window, now *bound, skip *checkpoint.Pos, tables int) *windowSource {
-	return &windowSource{wr: wr, t: t, w: w, now: now, skip: skip, tables: tables, out: make(chan changes.Result, 1), done: make(chan struct{})}
+// newSource reads t's part of w; ctx is the window read's, on which its
+// converters resolve schemas.
+func (wr *windowReader) newSource(ctx context.Context, t *tableInfo, w window, now *bound, skip *checkpoint.Pos) *windowSource {
+	s := &windowSource{wr: wr, t: t, w: w, now: now, skip: skip, out: make(chan *changes.Batch), done: make(chan struct{})}
+	s.convs = changes.NewConverters(func() *changes.Converter { return s.newConverter(ctx) })
+	return s
 }
 
-func (s *windowSource) wait() { <-s.done }
+// newConverter converts the table's @incr rows: the source reads positions
+// with one, and the merge's workers convert with others.
+func (s *windowSource) newConverter(ctx context.Context) *changes.Converter {
+	name := s.t.name
+	opts := rowjson.Options{Binlog: true, DatetimePrecision: s.t.datetimePrecision()}
+	resolve := func(rs *arrow.Schema) (*schemameta.Meta, error) { return s.t.schemaFor(ctx, s.wr.conf.ReadFields, rs) }
+	rc := changes.NewConverter(changes.Table{DB: name.db, Name: name.table, Key: name.key}, opts, resolve)
+	if s.wr.conf.DebugMetadata {
+		rc.DebugWindow = &changes.Window{Start: s.w.start.String(), End: s.w.end.String()}
+	}
+	return rc
+}
 
-// Next gives the merge the table's next converted batch.
-func (s *windowSource) Next(ctx context.Context) (changes.Result, bool, error) {
+// drain waits for the source to end and releases the batches the merge
+// did not take.
+func (s *windowSource) drain() {
+	for b := range s.out {
+		b.Release()
+	}
+	<-s.done
+}
+
+// Next gives the merge the table's next batch.
+func (s *windowSource) Next(ctx context.Context) (*changes.Batch, bool, error) {
 	select {
-	case res, open := <-s.out:
+	case b, open := <-s.out:
 		if !open {
-			s.wait()
-			return changes.Result{}, false, s.err
+			<-s.done
+			return nil, false, s.err
 		}
-		return res, true, nil
+		return b, true, nil
 	case <-ctx.Done():
-		return changes.Result{}, false, context.Cause(ctx)
+		return nil, false, context.Cause(ctx)
 	}
 }
 
@@ -208,9 +233,11 @@ func (s *windowSource) gone(ctx context.Context) bool {
 	return !exists
 }
 
-// read runs the query once and hands on every converted batch. Conversion
-// runs on several cores; waiting for the oldest batch once the queue is
-// full is the back-pressure that keeps a window's memory bounded.
+// read runs the query once and hands on the rows of every batch after
+// the last row handed on. The merge converts them once it has ordered
+// them; handing a batch over waits for the merge to take it, which keeps
+// a table that waits for the others to the batch the merge holds and the
+// one decoded next.
 func (s *windowSource) read(ctx context.Context, piece window) (err error) {
 	fc, err := s.wr.c.session(ctx)
 	if err != nil {
@@ -220,65 +247,15 @@ func (s *windowSource) read(ctx context.Context, piece window) (err error) {
 	qctx, cancel := context.WithTimeout(ctx, s.wr.conf.QueryTimeout)
 	defer cancel()
 	name := s.t.name
-	opts := rowjson.Options{Binlog: true, DatetimePrecision: s.t.datetimePrecision()}
-	resolve := func(rs *arrow.Schema) (*schemameta.Meta, error) { return s.t.schemaFor(ctx, s.wr.conf.ReadFields, rs) }
-	pool := changes.NewPool(func() *changes.Converter {
-		rc := changes.NewConverter(changes.Table{DB: name.db, Name: name.table, Key: name.key}, opts, resolve)
-		if s.wr.conf.DebugMetadata {
-			rc.DebugWindow = &changes.Window{Start: s.w.start.String(), End: s.w.end.String()}
-		}
-		return rc
-	}, changes.Workers(s.tables), s.skip)
-	defer pool.Close()
-	var queue []*changes.Job
-	pairs := s.newPairer()
-	send := func(res changes.Result) error {
-		if len(res.Msgs) == 0 {
-			return nil
-		}
-		select {
-		case s.out <- res:
-			last := res.Pos[len(res.Pos)-1]
-			s.skip = &last
-			return nil
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
-	handOn := func() error {
-		res := queue[0].Wait()
-		queue = queue[1:]
-		if res.Err != nil {
-			return res.Err
-		}
-		if pairs != nil {
-			merged, err := pairs.Merge(res)
-			if err != nil {
-				return err
-			}
-			res = merged
-		}
-		return send(res)
-	}
 	sql := doris.IncrSQLWhere(name.db, name.table, s.wr.conf.ReadFields, piece.start.String(), piece.end.String(), s.wr.conf.IncrementType,
 		doris.BinlogCondition(s.wr.conf.IgnoreUpdateBefore, s.wr.conf.BinlogFilter))
 	err = fc.Query(qctx, sql, func(rec arrow.RecordBatch) error {
-		queue = append(queue, pool.Submit(rec))
-		for len(queue) >= pool.Depth() {
-			if err := handOn(); err != nil {
-				return err
-			}
+		b, err := s.convs.Batch(rec, s.skip)
+		if err != nil {
+			return err
 		}
-		return nil
+		return s.send(ctx, b)
 	})
-	for err == nil && len(queue) > 0 {
-		err = handOn()
-	}
-	if err == nil && pairs != nil {
-		if res, ok := pairs.Finish(); ok {
-			err = send(res)
-		}
-	}
 	if err != nil && ctx.Err() == nil && errors.Is(qctx.Err(), context.DeadlineExceeded) {
 		err = &queryTimeoutError{timeout: s.wr.conf.QueryTimeout, err: err}
 	}
@@ -288,15 +265,32 @@ func (s *windowSource) read(ctx context.Context, piece window) (err error) {
 	return nil
 }
 
-// newPairer gives the update merger of one read, nil without
-// binlog_merge_updates. Half pairs are counted each and warned about at a
-// bounded rate (changes.HalfPairLog).
-func (s *windowSource) newPairer() *changes.Pairer {
-	if !s.wr.conf.MergeUpdates {
+// send hands b to the merge; a retry then reads on after its last row.
+func (s *windowSource) send(ctx context.Context, b *changes.Batch) error {
+	if b.Len() == 0 {
 		return nil
 	}
-	return changes.NewPairer(s.t.name.key, func(pos checkpoint.Pos, reason string) {
-		s.wr.m.unpairedUpdates.Incr(1, s.t.name.key)
-		s.wr.halves.Note(s.t.name.key, changes.Window{Start: s.w.start.String(), End: s.w.end.String()}, pos, reason)
+	select {
+	case s.out <- b:
+		last := b.Pos[b.Len()-1]
+		s.skip = &last
+		return nil
+	case <-ctx.Done():
+		b.Release()
+		return ctx.Err()
+	}
+}
+
+// newPairer gives the update merger of window w, nil without
+// binlog_merge_updates. Half pairs are counted each and warned about at a
+// bounded rate (changes.HalfPairLog).
+func (wr *windowReader) newPairer(w window) *changes.Pairer {
+	if !wr.conf.MergeUpdates {
+		return nil
+	}
+	win := changes.Window{Start: w.start.String(), End: w.end.String()}
+	return changes.NewPairer(func(pos checkpoint.Pos, reason string) {
+		wr.m.unpairedUpdates.Incr(1, pos.Table)
+		wr.halves.Note(pos.Table, win, pos, reason)
 	})
 }

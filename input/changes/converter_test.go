@@ -1,6 +1,7 @@
 package changes
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"strconv"
@@ -194,10 +195,18 @@ func TestDebugWindowMetadata(t *testing.T) {
 	}{{"debug", debug, true}, {"plain", testConverter("t"), false}} {
 		mem := memory.NewGoAllocator()
 		rec := incrRecord(t, mem, rows...)
-		res := convertBinlog(c.rc(), rec, nil)
+		b, err := NewConverters(c.rc).Batch(rec, nil)
 		rec.Release()
-		if res.Err != nil || len(res.Msgs) != len(rows) {
-			t.Fatalf("%s: %d messages, %v", c.name, len(res.Msgs), res.Err)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ch := newChunk()
+		ch.add(b, 0, b.Len())
+		b.release()
+		ch.convert(context.Background())
+		res := Result{Msgs: ch.msgs, Pos: b.Pos}
+		if ch.err != nil || len(res.Msgs) != len(rows) {
+			t.Fatalf("%s: %d messages, %v", c.name, len(res.Msgs), ch.err)
 		}
 		for i, msg := range res.Msgs {
 			start, hasStart := msg.MetaGet(metaWindowStart)

@@ -1,7 +1,6 @@
 package changes
 
 import (
-	"container/heap"
 	"context"
 
 	"github.com/redpanda-data/benthos/v4/public/service"
@@ -23,148 +22,162 @@ func CountName(slot int) string { return countNames[slot] }
 // the row counts per table.
 type EmitFunc func(msgs []*service.Message, last checkpoint.Pos, counts map[string]*OpCounts) error
 
-// Source is one table's part of a window: its converted batches, each in
-// position order and each after the one before.
+// Source is one table's part of a window: its batches, each in position
+// order and each after the one before.
 type Source interface {
 	// Next blocks for the next batch. It returns ok false once the source
 	// is done, with the failure that ended it, if any; and ctx's cause once
 	// ctx is done.
-	Next(ctx context.Context) (res Result, ok bool, err error)
+	Next(ctx context.Context) (b *Batch, ok bool, err error)
+}
+
+// Result is a run of converted rows: their messages and positions, in
+// order.
+type Result struct {
+	Msgs []*service.Message
+	Pos  []checkpoint.Pos
+}
+
+// MergeOptions shape a merge's batches and its conversion.
+type MergeOptions struct {
+	MaxRows int     // rows per emitted batch at most
+	Workers int     // goroutines converting rows; 0 for Workers()
+	Pairer  *Pairer // binlog_merge_updates; nil leaves the halves apart
 }
 
 // Merge is a k-way merge of the sources' ordered rows into batches of at
-// most maxRows, in (TSO, table, LSN, OP) order: a transaction that changed
-// several tables comes out as one run of rows. Only each source's current
-// batch is held, so memory does not grow with the window. A failed source
-// ends the merge with its error, and nothing that is not yet emitted is:
-// the rows after the failure are never handed on.
-func Merge[S Source](ctx context.Context, srcs []S, maxRows int, merging bool, emit EmitFunc) error {
-	m := &merger{maxRows: maxRows, emit: emit, merging: merging, counts: map[string]*OpCounts{}}
-	for _, s := range srcs {
-		if err := m.pull(ctx, &cursor{src: s}); err != nil {
-			return err
-		}
+// most MaxRows, in (TSO, table, LSN, OP) order: a transaction that changed
+// several tables comes out as one run of rows. Rows are ordered by their
+// positions and converted afterwards, on Workers goroutines, so only
+// what is emitted is converted and a window's memory holds a few emitted
+// batches and each table's current Arrow batch, however many tables it
+// reads. A failed source ends the merge with its error, and nothing that
+// is not yet complete is emitted: the rows after the failure are never
+// handed on.
+func Merge[S Source](ctx context.Context, srcs []S, opt MergeOptions, emit EmitFunc) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	workers := opt.Workers
+	if workers <= 0 {
+		workers = Workers()
 	}
-	for m.h.Len() > 0 {
-		c := m.h[0]
-		if m.h.Len() == 1 {
-			// One table left: the rest of its batch goes as it is.
-			m.takeRest(c)
-		} else {
-			m.take(c)
-		}
-		if len(m.buf) >= maxRows {
-			if err := m.flush(); err != nil {
-				return err
+	cv := startConverters(ctx, workers)
+	plans := make(chan *plan, workers)
+	o := &orderer{
+		maxRows:   opt.MaxRows,
+		chunkRows: chunkRowsFor(opt.MaxRows, workers),
+		plan:      &plan{},
+		submit:    func(ch *chunk) error { return cv.submit(ctx, ch) },
+		done: func(p *plan) error {
+			select {
+			case plans <- p:
+				return nil
+			case <-ctx.Done():
+				return context.Cause(ctx)
 			}
-		}
-		if c.i < len(c.res.Msgs) {
-			heap.Fix(&m.h, 0)
-			continue
-		}
-		heap.Pop(&m.h)
-		if err := m.pull(ctx, c); err != nil {
-			return err
-		}
+		},
 	}
-	return m.flush()
-}
-
-// cursor is a source's current batch and the next row of it.
-type cursor struct {
-	src Source
-	res Result
-	i   int
-}
-
-func (c *cursor) head() checkpoint.Pos { return c.res.Pos[c.i] }
-
-type merger struct {
-	h       cursorHeap
-	maxRows int
-	emit    EmitFunc
-	buf     []*service.Message
-	last    checkpoint.Pos
-	merging bool // binlog_merge_updates: a UA may stand for a whole update
-	counts  map[string]*OpCounts
-
-	// The counts of the table of the previous row: rows come in runs of
-	// one table, so most rows need no map lookup.
-	lastTable string
-	lastOps   *OpCounts
-}
-
-// pull loads c's next batch and puts it back on the heap; a finished
-// source leaves, a failed one fails the merge. An empty batch has no head
-// to order by and is passed over.
-func (m *merger) pull(ctx context.Context, c *cursor) error {
-	for {
-		res, ok, err := c.src.Next(ctx)
-		if err != nil || !ok {
-			return err
-		}
-		if len(res.Msgs) > 0 {
-			c.res, c.i = res, 0
-			heap.Push(&m.h, c)
-			return nil
-		}
+	sources := make([]Source, len(srcs))
+	for i, s := range srcs {
+		sources[i] = s
 	}
-}
-
-func (m *merger) take(c *cursor) {
-	m.add(c.res.Msgs[c.i], c.res.Pos[c.i])
-	c.i++
-}
-
-func (m *merger) takeRest(c *cursor) {
-	for c.i < len(c.res.Msgs) && len(m.buf) < m.maxRows {
-		m.take(c)
+	orderErr := make(chan error, 1)
+	go func() {
+		defer close(plans)
+		orderErr <- o.run(ctx, sources)
+	}()
+	e := &emission{emit: emit, pairer: opt.Pairer}
+	err := e.all(ctx, plans)
+	if err != nil {
+		cancel(err)
 	}
-}
-
-func (m *merger) add(msg *service.Message, pos checkpoint.Pos) {
-	m.buf = append(m.buf, msg)
-	m.last = pos
-	ops := m.lastOps
-	if ops == nil || pos.Table != m.lastTable {
-		if ops = m.counts[pos.Table]; ops == nil {
-			ops = &OpCounts{}
-			m.counts[pos.Table] = ops
-		}
-		m.lastTable, m.lastOps = pos.Table, ops
+	for range plans {
+		// Wait for the orderer to stop; the workers release what it queued.
 	}
-	if m.merging && pos.Op == opUpdateAfter {
-		// A merged update is a UA message with a before-image.
-		if _, merged := msg.MetaGetMut(metaBefore); merged {
-			ops[len(ops)-1]++
-			return
-		}
-	}
-	ops[pos.Op]++
-}
-
-func (m *merger) flush() error {
-	if len(m.buf) == 0 {
-		return nil
-	}
-	if err := m.emit(m.buf, m.last, m.counts); err != nil {
+	cv.stop()
+	if err != nil {
 		return err
 	}
-	m.buf = make([]*service.Message, 0, m.maxRows)
-	m.counts, m.lastOps = map[string]*OpCounts{}, nil
+	if err := <-orderErr; err != nil {
+		return err
+	}
+	return e.finish()
+}
+
+// emission hands the merge's plans on in order, once converted, with the
+// update pairs merged.
+type emission struct {
+	emit   EmitFunc
+	pairer *Pairer
+}
+
+func (e *emission) all(ctx context.Context, plans <-chan *plan) error {
+	for p := range plans {
+		res := Result{Msgs: make([]*service.Message, 0, p.rows), Pos: make([]checkpoint.Pos, 0, p.rows)}
+		for _, ch := range p.chunks {
+			msgs, err := ch.wait(ctx)
+			if err != nil {
+				return err
+			}
+			res.Msgs = append(res.Msgs, msgs...)
+			for _, s := range ch.segs {
+				res.Pos = append(res.Pos, s.b.Pos[s.from:s.to]...)
+			}
+		}
+		if err := e.hand(res); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
-// cursorHeap orders cursors by their head row.
-type cursorHeap []*cursor
+// finish hands on the update_before still held at the window's end.
+func (e *emission) finish() error {
+	if e.pairer == nil {
+		return nil
+	}
+	if res, ok := e.pairer.Finish(); ok {
+		return e.hand(res)
+	}
+	return nil
+}
 
-func (h cursorHeap) Len() int           { return len(h) }
-func (h cursorHeap) Less(i, j int) bool { return h[i].head().Less(h[j].head()) }
-func (h cursorHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *cursorHeap) Push(x any)        { *h = append(*h, x.(*cursor)) }
-func (h *cursorHeap) Pop() any {
-	old := *h
-	c := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return c
+func (e *emission) hand(res Result) error {
+	if e.pairer != nil {
+		merged, err := e.pairer.Merge(res)
+		if err != nil {
+			return err
+		}
+		res = merged
+	}
+	if len(res.Msgs) == 0 {
+		return nil
+	}
+	return e.emit(res.Msgs, res.Pos[len(res.Pos)-1], e.count(res))
+}
+
+// count counts res's rows per table and op. Rows come in runs of one
+// table, so most rows need no map lookup.
+func (e *emission) count(res Result) map[string]*OpCounts {
+	counts := map[string]*OpCounts{}
+	var lastTable string
+	var ops *OpCounts
+	for i, pos := range res.Pos {
+		if ops == nil || pos.Table != lastTable {
+			if ops = counts[pos.Table]; ops == nil {
+				ops = &OpCounts{}
+				counts[pos.Table] = ops
+			}
+			lastTable = pos.Table
+		}
+		if e.pairer != nil && pos.Op == opUpdateAfter {
+			// A merged update is a UA message with a before-image.
+			if _, merged := res.Msgs[i].MetaGetMut(metaBefore); merged {
+				ops[len(ops)-1]++
+				continue
+			}
+		}
+		ops[pos.Op]++
+	}
+	return counts
 }

@@ -7,32 +7,34 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/redpanda-data/benthos/v4/public/service"
 
 	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
 )
 
-// batchSource hands out converted batches, then ends with err (nil: the
-// source is complete).
+// batchSource hands out batches, then ends with err (nil: the source is
+// complete).
 type batchSource struct {
-	batches []Result
+	batches []*Batch
 	err     error
 	pulled  int
+	mem     *memory.CheckedAllocator // what its batches' records hold
 }
 
-func (s *batchSource) Next(ctx context.Context) (Result, bool, error) {
+func (s *batchSource) Next(ctx context.Context) (*Batch, bool, error) {
 	if s.pulled < len(s.batches) {
 		s.pulled++
 		return s.batches[s.pulled-1], true, nil
 	}
-	return Result{}, false, s.err
+	return nil, false, s.err
 }
 
-// source converts rows of db.name, cut into batches as given, with the
-// conversion pool.
+// source reads rows of db.name, cut into batches as given.
 func source(tb testing.TB, name string, batches ...[]change) *batchSource {
 	tb.Helper()
-	return &batchSource{batches: convertAll(tb, name, 2, nil, batches...)}
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	return &batchSource{batches: batchesOf(tb, mem, name, nil, batches...), mem: mem}
 }
 
 // emitted is what a merge handed on: each batch, its last position, and
@@ -43,10 +45,13 @@ type emitted struct {
 	counts map[string]OpCounts
 }
 
-func runMerge(t *testing.T, srcs []*batchSource, maxRows int, merging bool) ([]emitted, error) {
+// runMerge merges srcs, with update pairs merged by pairer (nil: not),
+// and checks that every batch taken was released, failed merge or not.
+func runMerge(t *testing.T, srcs []*batchSource, maxRows int, pairer *Pairer) ([]emitted, error) {
 	t.Helper()
 	var out []emitted
-	err := Merge(context.Background(), srcs, maxRows, merging, func(msgs []*service.Message, last checkpoint.Pos, counts map[string]*OpCounts) error {
+	opt := MergeOptions{MaxRows: maxRows, Workers: 2, Pairer: pairer}
+	err := Merge(context.Background(), srcs, opt, func(msgs []*service.Message, last checkpoint.Pos, counts map[string]*OpCounts) error {
 		e := emitted{msgs: msgs, last: last, counts: map[string]OpCounts{}}
 		for k, v := range counts {
 			e.counts[k] = *v
@@ -54,6 +59,14 @@ func runMerge(t *testing.T, srcs []*batchSource, maxRows int, merging bool) ([]e
 		out = append(out, e)
 		return nil
 	})
+	for _, s := range srcs {
+		for _, b := range s.batches[s.pulled:] {
+			b.Release() // never taken: the source's owner releases them
+		}
+		if s.mem != nil {
+			s.mem.AssertSize(t, 0)
+		}
+	}
 	return out, err
 }
 
@@ -83,7 +96,7 @@ func TestMergeOrdersAcrossSources(t *testing.T) {
 		[]change{{ms: t0 + 5, id: 3}, {ms: t0 + 10, id: 4}})
 	c := source(t, "c",
 		[]change{{ms: t0 + 6, id: 1}, {ms: t0 + 7, id: 2}, {ms: t0 + 8, id: 3}})
-	out, err := runMerge(t, []*batchSource{c, a, b}, 100, false)
+	out, err := runMerge(t, []*batchSource{c, a, b}, 100, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +116,7 @@ func TestMergeTiesOnTSOGoByTableThenLSN(t *testing.T) {
 	a := source(t, "a", []change{{ms: t0, lsn: 0, id: 1}, {ms: t0, lsn: 1, id: 2}, {ms: t0, logical: 1, id: 3}})
 	b := source(t, "b", []change{{ms: t0, lsn: 0, id: 1}}, []change{{ms: t0, lsn: 1, op: 2, id: 2}, {ms: t0, lsn: 1, op: 3, id: 3}})
 	c := source(t, "c", []change{{ms: t0, lsn: 0, id: 1}, {ms: t0, logical: 1, id: 2}})
-	out, err := runMerge(t, []*batchSource{b, c, a}, 100, false)
+	out, err := runMerge(t, []*batchSource{b, c, a}, 100, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +133,7 @@ func TestMergeCutsBatchesOfMaxRows(t *testing.T) {
 	a := source(t, "a", []change{{ms: t0, id: 1}, {ms: t0 + 2, op: 1, id: 2}, {ms: t0 + 4, id: 3}})
 	b := source(t, "b", []change{{ms: t0 + 1, id: 1}, {ms: t0 + 3, id: 2}, {ms: t0 + 5, op: 1, id: 3},
 		{ms: t0 + 6, id: 4}, {ms: t0 + 7, id: 5}, {ms: t0 + 8, id: 6}, {ms: t0 + 9, op: 1, id: 7}})
-	out, err := runMerge(t, []*batchSource{a, b}, 4, false)
+	out, err := runMerge(t, []*batchSource{a, b}, 4, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +172,7 @@ func TestMergeStopsAtAFailedSource(t *testing.T) {
 	a := source(t, "a", []change{{ms: t0, id: 1}, {ms: t0 + 2, id: 2}})
 	a.err = lost
 	b := source(t, "b", []change{{ms: t0 + 1, id: 1}, {ms: t0 + 3, id: 2}}, []change{{ms: t0 + 4, id: 3}})
-	out, err := runMerge(t, []*batchSource{a, b}, 2, false)
+	out, err := runMerge(t, []*batchSource{a, b}, 2, nil)
 	if !errors.Is(err, lost) {
 		t.Fatalf("merge returned %v, want the source's failure", err)
 	}
@@ -173,7 +186,7 @@ func TestMergeStopsAtAFailedSource(t *testing.T) {
 	// Failing before its first batch, a source lets nothing through.
 	a = &batchSource{err: lost}
 	b = source(t, "b", []change{{ms: t0, id: 1}})
-	out, err = runMerge(t, []*batchSource{b, a}, 1, false)
+	out, err = runMerge(t, []*batchSource{b, a}, 1, nil)
 	if !errors.Is(err, lost) || len(out) != 0 {
 		t.Fatalf("merge gave %d batches and %v, want none and the failure", len(out), err)
 	}
@@ -182,10 +195,10 @@ func TestMergeStopsAtAFailedSource(t *testing.T) {
 // A source may hand on a batch with no rows (all of them skipped): it has
 // no head to order by and is passed over.
 func TestMergePassesOverEmptyBatches(t *testing.T) {
-	a := &batchSource{batches: append([]Result{{}}, convertAll(t, "a", 1, nil, []change{{ms: t0 + 1, id: 1}})...)}
-	a.batches = append(a.batches, Result{})
+	a := source(t, "a", []change{{ms: t0 + 1, id: 1}})
+	a.batches = append(append([]*Batch{{}}, a.batches...), &Batch{})
 	b := source(t, "b", []change{{ms: t0, id: 1}, {ms: t0 + 2, id: 2}})
-	out, err := runMerge(t, []*batchSource{a, b}, 10, false)
+	out, err := runMerge(t, []*batchSource{a, b}, 10, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,21 +219,13 @@ func TestMergeUpdatePairsAcrossBatches(t *testing.T) {
 	other := []change{{ms: t0 + 1, id: 9}}
 
 	var unpaired []checkpoint.Pos
-	p := NewPairer("db.a", func(pos checkpoint.Pos, _ string) { unpaired = append(unpaired, pos) })
-	var paired []Result
-	for _, res := range convertAll(t, "a", 2, nil, rows...) {
-		merged, err := p.Merge(res)
-		if err != nil {
-			t.Fatal(err)
-		}
-		paired = append(paired, merged)
+	p := NewPairer(func(pos checkpoint.Pos, _ string) { unpaired = append(unpaired, pos) })
+	out, err := runMerge(t, []*batchSource{source(t, "a", rows...), source(t, "b", other)}, 2, p)
+	if err != nil {
+		t.Fatal(err)
 	}
 	if _, held := p.Finish(); held {
 		t.Fatal("a half is still held")
-	}
-	out, err := runMerge(t, []*batchSource{{batches: paired}, source(t, "b", other)}, 2, true)
-	if err != nil {
-		t.Fatal(err)
 	}
 	if got, want := rowsOf(t, out), []string{"a:1", "a:2", "b:9", "a:3", "a:4"}; !slices.Equal(got, want) {
 		t.Fatalf("merged %v, want %v", got, want)
@@ -251,7 +256,7 @@ func TestMergeUpdatePairsAcrossBatches(t *testing.T) {
 
 	// Without merging, the same rows are four messages and both halves are
 	// counted as themselves.
-	out, err = runMerge(t, []*batchSource{source(t, "a", rows...)}, 2, false)
+	out, err = runMerge(t, []*batchSource{source(t, "a", rows...)}, 2, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,24 +24,22 @@ const (
 	opUpdateAfter  int8 = 3
 )
 
-// Pairer (one per read: a retried read starts again after the last row
-// handed on, which is before any held UB) merges each
-// update_before/update_after pair of one table's window into one message
-// (binlog_merge_updates). It runs on the table's converted batches in
-// order, before the cross-table merge, so a batch handed on never ends
-// between the halves: a UB that closes a batch is held back and joins the
-// next one. The halves share TSO and LSN and always come in one window, so
-// nothing is held across windows.
+// Pairer merges each update_before/update_after pair of a window into one
+// message (binlog_merge_updates). It runs on the merged rows in order, as
+// they are emitted: the halves share TSO, table and LSN, so nothing comes
+// between them in (TSO, table, LSN, OP) order, and they always come in one
+// window, so nothing is held across windows. A UB that closes a batch is
+// held back and joins the next one; the batch's position is then its row
+// before the UB, so a restart reads both halves again.
 type Pairer struct {
-	table    string
 	held     *heldHalf
 	unpaired func(pos checkpoint.Pos, reason string)
 }
 
-// NewPairer merges the update pairs of table (db.table); unpaired is told
-// of every half that is handed on unmerged, and why.
-func NewPairer(table string, unpaired func(pos checkpoint.Pos, reason string)) *Pairer {
-	return &Pairer{table: table, unpaired: unpaired}
+// NewPairer merges update pairs; unpaired is told of every half that is
+// handed on unmerged, and why.
+func NewPairer(unpaired func(pos checkpoint.Pos, reason string)) *Pairer {
+	return &Pairer{unpaired: unpaired}
 }
 
 type heldHalf struct {
@@ -59,9 +57,9 @@ func (p *Pairer) Merge(res Result) (Result, error) {
 	for i, msg := range res.Msgs {
 		pos := res.Pos[i]
 		if pending != nil {
-			if pos.Op == opUpdateAfter && pos.TSO == pending.pos.TSO && pos.LSN == pending.pos.LSN {
+			if pos.Op == opUpdateAfter && pos.TSO == pending.pos.TSO && pos.Table == pending.pos.Table && pos.LSN == pending.pos.LSN {
 				if err := mergeHalves(pending.msg, msg); err != nil {
-					return Result{}, fmt.Errorf("binlog update at TSO %d LSN %d of %s: %w", pos.TSO, pos.LSN, p.table, err)
+					return Result{}, fmt.Errorf("binlog update at TSO %d LSN %d of %s: %w", pos.TSO, pos.LSN, pos.Table, err)
 				}
 				out.Msgs, out.Pos = append(out.Msgs, msg), append(out.Pos, pos)
 				pending = nil

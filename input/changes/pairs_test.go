@@ -27,7 +27,7 @@ func pairBatch(rows ...any) Result {
 
 func TestUpdatePairerAcrossBatches(t *testing.T) {
 	var halves []checkpoint.Pos
-	p := NewPairer("d.t", func(pos checkpoint.Pos, _ string) { halves = append(halves, pos) })
+	p := NewPairer(func(pos checkpoint.Pos, _ string) { halves = append(halves, pos) })
 	// Batch 1 ends with a UB, whose UA opens batch 2: batch 1 must not end
 	// between them.
 	b1, err := p.Merge(pairBatch(int64(10), int8(0), `{"id":1}`, int64(20), int8(2), `{"id":1,"v":170141183460469231731687303715884105727}`))
@@ -74,7 +74,7 @@ func TestUpdatePairerAcrossBatches(t *testing.T) {
 // that row.
 func TestUpdatePairerMismatch(t *testing.T) {
 	n := 0
-	p := NewPairer("d.t", func(checkpoint.Pos, string) { n++ })
+	p := NewPairer(func(checkpoint.Pos, string) { n++ })
 	res, err := p.Merge(pairBatch(int64(5), int8(2), `{"id":1}`, int64(6), int8(0), `{"id":2}`))
 	if err != nil {
 		t.Fatal(err)
@@ -94,7 +94,7 @@ func TestUpdatePairerMismatch(t *testing.T) {
 // parsing the before-image into the `before` object.
 func BenchmarkMergeUpdates(b *testing.B) {
 	const img = `{"id":123456,"name":"customer-123456","qty":17,"amount":"1234.50","status":"paid","at":"2026-09-14 10:05:06.789"}`
-	p := NewPairer("d.t", func(checkpoint.Pos, string) {})
+	p := NewPairer(func(checkpoint.Pos, string) {})
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		res := Result{

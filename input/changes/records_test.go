@@ -1,6 +1,7 @@
 package changes
 
 import (
+	"context"
 	"encoding/json"
 	"testing"
 
@@ -43,27 +44,54 @@ func testConverter(name string) func() *Converter {
 	}
 }
 
-// convertAll converts each batch of rows of table db.name in a pool of
-// workers, as a window's read does, and returns the results in order.
+// batchesOf reads each batch of rows of table db.name as a window's source
+// does: the rows after skip, by position, not yet converted. mem's
+// allocations are released once the batches are.
+func batchesOf(tb testing.TB, mem memory.Allocator, name string, skip *checkpoint.Pos, batches ...[]change) []*Batch {
+	tb.Helper()
+	cs := NewConverters(testConverter(name))
+	out := make([]*Batch, 0, len(batches))
+	for _, rows := range batches {
+		rec := incrRecord(tb, mem, rows...)
+		b, err := cs.Batch(rec, skip)
+		rec.Release() // the batch holds its own reference while it has rows
+		if err != nil {
+			tb.Fatal(err)
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+// convertAll converts each batch of rows of table db.name on workers
+// goroutines, as a window's merge does, and returns the results in order.
 func convertAll(tb testing.TB, name string, workers int, skip *checkpoint.Pos, batches ...[]change) []Result {
 	tb.Helper()
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	pool := NewPool(testConverter(name), workers, skip)
-	jobs := make([]*Job, 0, len(batches))
-	for _, rows := range batches {
-		rec := incrRecord(tb, mem, rows...)
-		jobs = append(jobs, pool.Submit(rec))
-		rec.Release() // the pool holds its own reference until converted
-	}
-	out := make([]Result, 0, len(jobs))
-	for _, j := range jobs {
-		res := j.Wait()
-		if res.Err != nil {
-			tb.Fatal(res.Err)
+	ctx := context.Background()
+	cv := startConverters(ctx, workers)
+	var chunks []*chunk
+	var pos [][]checkpoint.Pos
+	for _, b := range batchesOf(tb, mem, name, skip, batches...) {
+		ch := newChunk()
+		if b.Len() > 0 {
+			ch.add(b, 0, b.Len())
+			b.release() // the chunk holds it now
 		}
-		out = append(out, res)
+		if err := cv.submit(ctx, ch); err != nil {
+			tb.Fatal(err)
+		}
+		chunks, pos = append(chunks, ch), append(pos, b.Pos)
 	}
-	pool.Close()
+	out := make([]Result, 0, len(chunks))
+	for i, ch := range chunks {
+		msgs, err := ch.wait(ctx)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		out = append(out, Result{Msgs: msgs, Pos: pos[i]})
+	}
+	cv.stop()
 	mem.AssertSize(tb, 0)
 	return out
 }

@@ -21,7 +21,7 @@ func inserts(ms int64, n int, id int64) []change {
 // With several workers, batches finish out of order (a large one ahead of
 // small ones), and their results must still come back in submission
 // order, row for row what a sequential read gives.
-func TestPoolKeepsSubmissionOrder(t *testing.T) {
+func TestConversionKeepsSubmissionOrder(t *testing.T) {
 	var batches [][]change
 	ms, id := int64(1_760_000_000_000), int64(1)
 	for i := range 24 {
@@ -64,7 +64,7 @@ func TestPoolKeepsSubmissionOrder(t *testing.T) {
 
 // The rows up to skip (delivered before a restart or retry) are left out,
 // across batch boundaries, and every row after it is kept.
-func TestPoolSkipsDeliveredRows(t *testing.T) {
+func TestBatchSkipsDeliveredRows(t *testing.T) {
 	const ms = 1_760_000_000_000
 	txn := func(off int64, id int64) []change { // one transaction: 3 rows
 		return []change{{ms: ms + off, lsn: 0, op: 0, id: id}, {ms: ms + off, lsn: 1, op: 1, id: id + 1}, {ms: ms + off, lsn: 2, op: 0, id: id + 2}}
@@ -86,17 +86,14 @@ func TestPoolSkipsDeliveredRows(t *testing.T) {
 	}
 }
 
-// The cores are shared out between the tables of a window, at most 4 for
-// one table and never fewer than 1.
-func TestWorkersShareTheCores(t *testing.T) {
+// A window's rows are converted after the merge, on up to 4 cores,
+// whichever table they belong to.
+func TestWorkersUseTheCores(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(8))
-	for tables, want := range map[int]int{0: 4, 1: 4, 2: 2, 3: 1, 4: 1, 50: 1} {
-		if got := Workers(tables); got != want {
-			t.Errorf("Workers(%d) = %d with 8 cores, want %d", tables, got, want)
+	for procs, want := range map[int]int{8: 4, 4: 4, 3: 3, 2: 2, 1: 1} {
+		runtime.GOMAXPROCS(procs)
+		if got := Workers(); got != want {
+			t.Errorf("Workers() = %d with %d cores, want %d", got, procs, want)
 		}
-	}
-	runtime.GOMAXPROCS(2)
-	if got := Workers(1); got != 2 {
-		t.Errorf("Workers(1) = %d with 2 cores, want 2", got)
 	}
 }
