@@ -1,0 +1,393 @@
+package input
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redpanda-data/benthos/v4/public/service"
+
+	"github.com/rpconnect-doris/rpconnect-doris/input/changes"
+	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
+	"github.com/rpconnect-doris/rpconnect-doris/tests/dorissim"
+	"github.com/rpconnect-doris/rpconnect-doris/tests/dorissim/storage"
+)
+
+// simClock is the simulated Doris's clock, which the test moves so that
+// each commit gets the TSO it names.
+type simClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *simClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *simClock) set(t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = t
+}
+
+// simDay is the day the window tests' commits happen on, in UTC.
+const simDay = "2026-12-01 "
+
+func simAt(t *testing.T, hms string) time.Time {
+	t.Helper()
+	at, err := time.Parse(time.DateTime, simDay+hms)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return at
+}
+
+// dupBinlogDDL is a duplicate key table with a row binlog; rows of one
+// INSERT share a TSO and take consecutive LSNs.
+const dupBinlogDDL = " (id BIGINT) DUPLICATE KEY(id) DISTRIBUTED BY HASH(id) BUCKETS 1 " +
+	`PROPERTIES ("binlog.enable" = "true", "binlog.format" = "ROW")`
+
+// windowFixture is a window reader over the in-process simulator, with the
+// real conn, emitting into a recording sink.
+type windowFixture struct {
+	srv    *dorissim.Server
+	clock  *simClock
+	conf   *Config
+	c      *conn
+	wr     *windowReader
+	sink   *recordingSink
+	capt   *metricsCapture
+	tables map[string]*tableInfo
+}
+
+// newWindowFixture starts a simulator at 10:00:00 whose record batches hold
+// at most two rows, creates database d with the tables named, and builds
+// a window reader emitting at most three rows per batch. tune adjusts the
+// configuration before the connection opens.
+func newWindowFixture(t *testing.T, tune func(*Config), tables ...string) *windowFixture {
+	t.Helper()
+	ctx := testCtx(t)
+	f := &windowFixture{clock: &simClock{now: simAt(t, "10:00:00")}, tables: map[string]*tableInfo{}}
+	srv, err := dorissim.Start(ctx, dorissim.Config{User: simUser, Password: simPassword, Clock: f.clock.Now, FlightBatchRows: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Close() })
+	f.srv = srv
+	f.exec(t, "CREATE DATABASE d")
+	for _, name := range tables {
+		f.exec(t, "CREATE TABLE d."+name+dupBinlogDDL)
+	}
+	log, _ := captureLogger(t)
+	f.conf = &Config{FENodes: []string{srv.HTTPAddr()}, Username: simUser, Password: simPassword, Retries: 2,
+		ConnectTimeout: 2 * time.Second, ReadTimeout: 5 * time.Second, QueryTimeout: 10 * time.Second,
+		IncrementType: "DETAIL", OnExpired: "fail", ScanMode: "latest"}
+	if tune != nil {
+		tune(f.conf)
+	}
+	f.c, err = openConn(ctx, f.conf, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(f.c.close)
+	var m *metrics
+	m, f.capt = capturedMetrics(t)
+	f.sink = &recordingSink{}
+	f.wr = &windowReader{conf: f.conf, log: log, m: m, c: f.c, clock: f.c, maxRows: 3,
+		em: &emitter{run: f.sink, progress: checkpoint.New()}, halves: changes.NewHalfPairLog(log.Warnf)}
+	for _, name := range tables {
+		ti := &tableInfo{name: newTableName("d", name), c: f.c}
+		if _, err := ti.properties(ctx, false); err != nil { // as the catalog has them when it admits a table
+			t.Fatal(err)
+		}
+		f.tables[name] = ti
+	}
+	return f
+}
+
+func (f *windowFixture) exec(t *testing.T, stmts ...string) {
+	t.Helper()
+	for _, s := range stmts {
+		if err := f.srv.Exec(context.Background(), s); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+	}
+}
+
+// commit runs stmts as one transaction committed at hms.
+func (f *windowFixture) commit(t *testing.T, hms string, stmts ...string) {
+	t.Helper()
+	f.clock.set(simAt(t, hms))
+	if err := f.srv.ExecTx(context.Background(), stmts...); err != nil {
+		t.Fatalf("commit at %s: %v", hms, err)
+	}
+}
+
+func (f *windowFixture) window(t *testing.T, start, end string) window {
+	return window{start: mustBound(t, simDay+start), end: mustBound(t, simDay+end)}
+}
+
+func (f *windowFixture) list(names ...string) []*tableInfo {
+	out := make([]*tableInfo, len(names))
+	for i, n := range names {
+		out[i] = f.tables[n]
+	}
+	return out
+}
+
+// read reads w of tables after skip, as the chain does, with the Doris
+// clock past w's end.
+func (f *windowFixture) read(t *testing.T, tables []string, w window, skip *checkpoint.Pos) ([]string, error) {
+	t.Helper()
+	f.clock.set(time.UnixMilli(w.end.ms()).Add(time.Second))
+	st := f.wr.em.progress
+	if st.Stream == nil {
+		st.StartChain(w.start.String())
+	}
+	return f.wr.read(testCtx(t), f.list(tables...), w, nil, skip, func(st *checkpoint.State, last checkpoint.Pos) {
+		st.ChainProgress(w.start.String(), w.end.String(), last)
+	})
+}
+
+// row is one emitted binlog message: its position and body.
+type row struct {
+	pos  checkpoint.Pos
+	body string
+}
+
+func (r row) String() string {
+	return fmt.Sprintf("%s %s@%d/%d", r.body, r.pos.Table, r.pos.TSO, r.pos.LSN)
+}
+
+func messageRow(t *testing.T, m *service.Message) row {
+	t.Helper()
+	meta := func(k string) any {
+		v, ok := m.MetaGetMut(k)
+		if !ok {
+			t.Fatalf("message without %s metadata", k)
+		}
+		return v
+	}
+	op := slices.Index([]string{"insert", "delete", "update_before", "update_after"}, meta("operation").(string))
+	body, err := m.AsBytes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return row{pos: checkpoint.Pos{TSO: meta("tso").(int64), Table: meta("database_schema").(string) + "." + meta("table").(string),
+		LSN: meta("lsn").(int64), Op: int8(op)}, body: string(body)}
+}
+
+// emitted is every row the sink got, in order. It checks what each batch
+// promises: at most maxRows rows, and a position whose last row is the
+// batch's last.
+func (f *windowFixture) emitted(t *testing.T) []row {
+	t.Helper()
+	var rows []row
+	for i, b := range f.sink.batches {
+		if len(b) == 0 {
+			continue
+		}
+		if len(b) > f.wr.maxRows {
+			t.Errorf("batch %d has %d rows, more than %d", i, len(b), f.wr.maxRows)
+		}
+		for _, m := range b {
+			rows = append(rows, messageRow(t, m))
+		}
+		if last := f.sink.states[i].Stream.Last; last == nil || *last != rows[len(rows)-1].pos {
+			t.Errorf("batch %d is placed at %v, want its last row %v", i, last, rows[len(rows)-1].pos)
+		}
+	}
+	return rows
+}
+
+func bodies(rows []row) []string {
+	out := make([]string, len(rows))
+	for i, r := range rows {
+		out[i] = r.body
+	}
+	return out
+}
+
+// checkOrder fails unless rows are in strictly increasing (TSO, table, LSN,
+// OP) order: in commit order, and none twice.
+func checkOrder(t *testing.T, rows []row) {
+	t.Helper()
+	for i := 1; i < len(rows); i++ {
+		if !rows[i-1].pos.Less(rows[i].pos) {
+			t.Fatalf("row %d (%v) does not come after row %d (%v)", i, rows[i], i-1, rows[i-1])
+		}
+	}
+}
+
+func wantBodies(t *testing.T, rows []row, want ...string) {
+	t.Helper()
+	if got := bodies(rows); !slices.Equal(got, want) {
+		t.Fatalf("emitted %v, want %v", got, want)
+	}
+}
+
+// interleaved commits rows to d.a and d.b: two transactions touch both
+// tables, so their rows share a TSO.
+func (f *windowFixture) interleaved(t *testing.T) {
+	f.commit(t, "10:00:01", "INSERT INTO d.b VALUES (101)", "INSERT INTO d.a VALUES (1)")
+	f.commit(t, "10:00:02", "INSERT INTO d.a VALUES (2), (3)")
+	f.commit(t, "10:00:03", "INSERT INTO d.b VALUES (102)")
+	f.commit(t, "10:00:04", "INSERT INTO d.b VALUES (103), (104)", "INSERT INTO d.a VALUES (4)")
+}
+
+var interleavedOrder = []string{`{"id":1}`, `{"id":101}`, `{"id":2}`, `{"id":3}`, `{"id":102}`, `{"id":4}`, `{"id":103}`, `{"id":104}`}
+
+// A window of several tables comes out in (TSO, table, LSN, OP) order: a
+// transaction's rows of d.a before its rows of d.b, whatever the order of
+// its statements; each batch placed at its last row; rows counted per
+// table and operation.
+func TestWindowReadMergesTablesInCommitOrder(t *testing.T) {
+	f := newWindowFixture(t, nil, "a", "b")
+	f.interleaved(t)
+	f.commit(t, "10:00:05", "INSERT INTO d.a VALUES (5)") // after the window
+	dropped, err := f.read(t, []string{"a", "b"}, f.window(t, "10:00:00", "10:00:05"), nil)
+	if err != nil || len(dropped) != 0 {
+		t.Fatalf("read: dropped %v, %v", dropped, err)
+	}
+	rows := f.emitted(t)
+	checkOrder(t, rows)
+	wantBodies(t, rows, interleavedOrder...)
+	for table, n := range map[string]int64{"d.a": 4, "d.b": 4} {
+		if got := f.capt.counter("doris_binlog_rows_total", table, checkpoint.PhaseBinlog, "insert"); got != n {
+			t.Errorf("rows_total of %s: %d, want %d", table, got, n)
+		}
+	}
+}
+
+// Rows up to skip (delivered before a restart) are not emitted again; a
+// row of another table in skip's transaction comes after it and is.
+func TestWindowReadSkipsRowsDeliveredBefore(t *testing.T) {
+	f := newWindowFixture(t, nil, "a", "b")
+	f.interleaved(t)
+	w := f.window(t, "10:00:00", "10:00:05")
+	if _, err := f.read(t, []string{"a", "b"}, w, nil); err != nil {
+		t.Fatal(err)
+	}
+	all := f.emitted(t)
+	for _, cut := range []int{0, 3, len(all) - 1} {
+		f.sink.batches, f.sink.states = nil, nil
+		skip := all[cut].pos
+		if _, err := f.read(t, []string{"a", "b"}, w, &skip); err != nil {
+			t.Fatal(err)
+		}
+		rows := f.emitted(t)
+		checkOrder(t, rows)
+		wantBodies(t, rows, interleavedOrder[cut+1:]...)
+	}
+}
+
+// A failure of one table's query (a stream cut after some of its rows
+// were handed on) retries that table alone, from after the last row handed
+// on: nothing is emitted twice, nothing is skipped.
+func TestWindowReadRetriesAFailingTable(t *testing.T) {
+	f := newWindowFixture(t, nil, "a", "b")
+	var values []string
+	var want []string
+	for i := 1; i <= 14; i++ {
+		values = append(values, fmt.Sprintf("(%d)", i))
+		want = append(want, fmt.Sprintf(`{"id":%d}`, i))
+	}
+	f.commit(t, "10:00:01", "INSERT INTO d.a VALUES "+strings.Join(values, ", "))
+	f.commit(t, "10:00:02", "INSERT INTO d.b VALUES (101)")
+	want = append(want, `{"id":101}`)
+	// Only d.a's stream reaches 10 rows: five batches of two, of which the
+	// first are handed on before the cut whatever the conversion depth.
+	f.srv.SetFaults(dorissim.Faults{CutDoGetAfterRows: 10})
+	before := f.srv.Stats().FEIncrQueries
+	if _, err := f.read(t, []string{"a", "b"}, f.window(t, "10:00:00", "10:00:03"), nil); err != nil {
+		t.Fatal(err)
+	}
+	rows := f.emitted(t)
+	checkOrder(t, rows)
+	wantBodies(t, rows, want...)
+	if n := f.srv.Stats().FEIncrQueries - before; n != 3 {
+		t.Errorf("%d @incr queries, want 3: one per table and d.a's retry", n)
+	}
+	if got := f.capt.counter("doris_binlog_window_retries_total", "d.a"); got != 1 {
+		t.Errorf("window_retries_total of d.a: %d, want 1", got)
+	}
+	if got := f.capt.counter("doris_binlog_window_retries_total", "d.b"); got != 0 {
+		t.Errorf("window_retries_total of d.b: %d, want 0: its query did not fail", got)
+	}
+}
+
+// A part too large for exec_mem_limit is read as two halves, and a half
+// still too large as its own halves, before the second half: the rows come
+// out once each and in commit order.
+func TestWindowReadSplitsAPieceTooLarge(t *testing.T) {
+	f := newWindowFixture(t, func(c *Config) { c.ExecMemLimit = 2 * storage.IncrRowMemBytes }, "a", "b")
+	var want []string
+	for _, i := range []int{1, 2, 3, 5, 6} {
+		at := fmt.Sprintf("10:00:%02d", i)
+		f.commit(t, at, fmt.Sprintf("INSERT INTO d.a VALUES (%d)", i))
+		want = append(want, fmt.Sprintf(`{"id":%d}`, i))
+		if i == 3 {
+			f.commit(t, at, "INSERT INTO d.b VALUES (103)")
+			want = append(want, `{"id":103}`)
+		}
+	}
+	before := f.srv.Stats().FEIncrQueries
+	if _, err := f.read(t, []string{"a", "b"}, f.window(t, "10:00:00", "10:00:08"), nil); err != nil {
+		t.Fatal(err)
+	}
+	rows := f.emitted(t)
+	checkOrder(t, rows)
+	wantBodies(t, rows, want...)
+	// d.a: [0,8) and [0,4) hold more than two records and fail; [0,2),
+	// [2,4) and [4,8) are read.
+	if n := f.srv.Stats().FEIncrQueries - before; n != 1+5 {
+		t.Errorf("%d @incr queries, want 6: d.b's and five pieces of d.a", n)
+	}
+}
+
+// A table dropped before its part of the window is read is reported, and
+// the other tables' rows are delivered.
+func TestWindowReadReportsADroppedTable(t *testing.T) {
+	f := newWindowFixture(t, nil, "a", "b")
+	f.interleaved(t)
+	f.exec(t, "DROP TABLE d.b")
+	dropped, err := f.read(t, []string{"a", "b"}, f.window(t, "10:00:00", "10:00:05"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(dropped, []string{"d.b"}) {
+		t.Fatalf("dropped %v, want [d.b]", dropped)
+	}
+	rows := f.emitted(t)
+	checkOrder(t, rows)
+	wantBodies(t, rows, `{"id":1}`, `{"id":2}`, `{"id":3}`, `{"id":4}`)
+}
+
+// A failure no retry can fix (a single second over exec_mem_limit) stops
+// the read with a fatal error naming the table and the window part, and
+// nothing of that table past the failure is emitted.
+func TestWindowReadStopsOnAFatalError(t *testing.T) {
+	f := newWindowFixture(t, func(c *Config) { c.ExecMemLimit = storage.IncrRowMemBytes }, "a", "b")
+	f.commit(t, "10:00:01", "INSERT INTO d.a VALUES (1), (2)")
+	f.commit(t, "10:00:01", "INSERT INTO d.b VALUES (101)")
+	_, err := f.read(t, []string{"a", "b"}, f.window(t, "10:00:00", "10:00:02"), nil)
+	if !isFatal(err) {
+		t.Fatalf("read: %v, want a fatal error", err)
+	}
+	for _, want := range []string{"d.a", "[2026-12-01 10:00:01, 2026-12-01 10:00:02)", "exec_mem_limit"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not say %q", err, want)
+		}
+	}
+	for _, r := range f.emitted(t) {
+		if r.pos.Table == "d.a" {
+			t.Errorf("emitted %v of the table that failed", r)
+		}
+	}
+}
