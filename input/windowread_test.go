@@ -102,13 +102,20 @@ func newWindowFixture(t *testing.T, tune func(*Config), tables ...string) *windo
 	f.wr = &windowReader{conf: f.conf, log: log, m: m, c: f.c, clock: f.c, maxRows: 3,
 		em: &emitter{run: f.sink, progress: checkpoint.New()}, halves: changes.NewHalfPairLog(log.Warnf)}
 	for _, name := range tables {
-		ti := &tableInfo{name: newTableName("d", name), c: f.c}
-		if _, err := ti.properties(ctx, false); err != nil { // as the catalog has them when it admits a table
-			t.Fatal(err)
-		}
-		f.tables[name] = ti
+		f.follow(t, name)
 	}
 	return f
+}
+
+// follow makes d.name one of the tables the fixture reads, with its
+// properties read, as the catalog has them when it admits a table.
+func (f *windowFixture) follow(t *testing.T, name string) {
+	t.Helper()
+	ti := &tableInfo{name: newTableName("d", name), c: f.c}
+	if _, err := ti.properties(testCtx(t), false); err != nil {
+		t.Fatal(err)
+	}
+	f.tables[name] = ti
 }
 
 func (f *windowFixture) exec(t *testing.T, stmts ...string) {
@@ -389,5 +396,81 @@ func TestWindowReadStopsOnAFatalError(t *testing.T) {
 		if r.pos.Table == "d.a" {
 			t.Errorf("emitted %v of the table that failed", r)
 		}
+	}
+}
+
+// A read that runs out of request_query_timeout is a part too large: it is
+// split, and a single second that still times out stops the read naming
+// the timeout.
+func TestWindowReadTimeoutSplitsThenStops(t *testing.T) {
+	f := newWindowFixture(t, func(c *Config) { c.QueryTimeout = 50 * time.Millisecond }, "a")
+	f.commit(t, "10:00:01", "INSERT INTO d.a VALUES (1)")
+	// Every Flight call takes longer than the query may.
+	f.srv.SetFaults(dorissim.Faults{Latency: 80 * time.Millisecond})
+	before := f.srv.Stats().FEIncrQueries
+	_, err := f.read(t, []string{"a"}, f.window(t, "10:00:00", "10:00:02"), nil)
+	f.srv.ClearFaults()
+	if !isFatal(err) {
+		t.Fatalf("read: %v, want a fatal error", err)
+	}
+	for _, want := range []string{"d.a", "[2026-12-01 10:00:00, 2026-12-01 10:00:01)", "request_query_timeout 50ms"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not say %q", err, want)
+		}
+	}
+	if n := f.srv.Stats().FEIncrQueries - before; n != 2 {
+		t.Errorf("%d @incr queries, want 2: the window, then its first half", n)
+	}
+}
+
+// uniqueBinlogDDL is a merge-on-write unique key table whose row binlog
+// keeps before-images: an UPDATE gives an update_before and an
+// update_after row.
+const uniqueBinlogDDL = " (id BIGINT, v VARCHAR(8)) UNIQUE KEY(id) DISTRIBUTED BY HASH(id) BUCKETS 1 PROPERTIES (" +
+	`"enable_unique_key_merge_on_write" = "true", "binlog.enable" = "true", "binlog.format" = "ROW", ` +
+	`"binlog.need_historical_value" = "true")`
+
+// With binlog_merge_updates, an update's two rows come out as one update
+// message, counted as an update; a half whose other half a binlog_filter
+// dropped comes out alone and is counted as unpaired.
+func TestWindowReadMergesUpdates(t *testing.T) {
+	f := newWindowFixture(t, func(c *Config) { c.MergeUpdates = true })
+	f.exec(t, "CREATE TABLE d.u"+uniqueBinlogDDL)
+	f.follow(t, "u")
+	f.commit(t, "10:00:01", "INSERT INTO d.u VALUES (1, 'a'), (2, 'a')")
+	f.commit(t, "10:00:02", "UPDATE d.u SET v = 'b' WHERE id = 1")
+	w := f.window(t, "10:00:00", "10:00:03")
+	if _, err := f.read(t, []string{"u"}, w, nil); err != nil {
+		t.Fatal(err)
+	}
+	ops := func() []string {
+		var out []string
+		for _, b := range f.sink.batches {
+			for _, m := range b {
+				op, _ := m.MetaGet("operation")
+				body, _ := m.AsBytes()
+				out = append(out, op+" "+string(body))
+			}
+		}
+		f.sink.batches, f.sink.states = nil, nil
+		return out
+	}
+	want := []string{`insert {"id":1,"v":"a"}`, `insert {"id":2,"v":"a"}`, `update {"id":1,"v":"b"}`}
+	if got := ops(); !slices.Equal(got, want) {
+		t.Fatalf("emitted %q, want %q", got, want)
+	}
+	if got := f.capt.counter("doris_binlog_rows_total", "d.u", checkpoint.PhaseBinlog, "update"); got != 1 {
+		t.Errorf("rows_total of updates: %d, want 1", got)
+	}
+
+	f.conf.BinlogFilter = "v = 'b'" // keeps the update_after alone
+	if _, err := f.read(t, []string{"u"}, w, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := ops(), []string{`update_after {"id":1,"v":"b"}`}; !slices.Equal(got, want) {
+		t.Fatalf("with the filter: emitted %q, want %q", got, want)
+	}
+	if got := f.capt.counter("doris_binlog_unpaired_updates_total", "d.u"); got != 1 {
+		t.Errorf("unpaired_updates_total %d, want 1", got)
 	}
 }
