@@ -2,6 +2,7 @@ package input
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -152,12 +153,16 @@ func (f *windowFixture) list(names ...string) []*tableInfo {
 // clock past w's end.
 func (f *windowFixture) read(t *testing.T, tables []string, w window, skip *checkpoint.Pos) ([]string, error) {
 	t.Helper()
+	return f.readCtx(testCtx(t), tables, w, skip)
+}
+
+func (f *windowFixture) readCtx(ctx context.Context, tables []string, w window, skip *checkpoint.Pos) ([]string, error) {
 	f.clock.set(time.UnixMilli(w.end.ms()).Add(time.Second))
 	st := f.wr.em.progress
 	if st.Stream == nil {
 		st.StartChain(w.start.String())
 	}
-	return f.wr.read(testCtx(t), f.list(tables...), w, nil, skip, func(st *checkpoint.State, last checkpoint.Pos) {
+	return f.wr.read(ctx, f.list(tables...), w, nil, skip, func(st *checkpoint.State, last checkpoint.Pos) {
 		st.ChainProgress(w.start.String(), w.end.String(), last)
 	})
 }
@@ -472,5 +477,21 @@ func TestWindowReadMergesUpdates(t *testing.T) {
 	}
 	if got := f.capt.counter("doris_binlog_unpaired_updates_total", "d.u"); got != 1 {
 		t.Errorf("unpaired_updates_total %d, want 1", got)
+	}
+}
+
+// A read whose run is cancelled ends with the cancellation, emits nothing
+// and leaves no source running (read waits for them).
+func TestWindowReadEndsWithItsRun(t *testing.T) {
+	f := newWindowFixture(t, nil, "a", "b")
+	f.interleaved(t)
+	ctx, cancel := context.WithCancelCause(testCtx(t))
+	stopped := errors.New("the pipeline is stopping")
+	cancel(stopped)
+	if _, err := f.readCtx(ctx, []string{"a", "b"}, f.window(t, "10:00:00", "10:00:05"), nil); !errors.Is(err, stopped) {
+		t.Fatalf("read: %v, want the run's cause", err)
+	}
+	if rows := f.emitted(t); len(rows) != 0 {
+		t.Fatalf("a cancelled read emitted %v", rows)
 	}
 }
