@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/redpanda-data/benthos/v4/public/service"
@@ -256,7 +257,7 @@ func (s *windowSource) read(ctx context.Context, piece window) (err error) {
 		}
 		return s.send(ctx, b)
 	})
-	if err != nil && ctx.Err() == nil && errors.Is(qctx.Err(), context.DeadlineExceeded) {
+	if err != nil && ctx.Err() == nil && deadlinePassed(qctx) {
 		err = &queryTimeoutError{timeout: s.wr.conf.QueryTimeout, err: err}
 	}
 	if err != nil {
@@ -279,6 +280,19 @@ func (s *windowSource) send(ctx context.Context, b *changes.Batch) error {
 		b.Release()
 		return ctx.Err()
 	}
+}
+
+// deadlinePassed tells whether the query's own deadline has passed. Its
+// Err alone can lag behind: gRPC may hand back a DeadlineExceeded status
+// (the FE's or its own) before the context's timer has fired, and a timed
+// out part read as any other failure would be retried whole instead of
+// split.
+func deadlinePassed(qctx context.Context) bool {
+	if errors.Is(qctx.Err(), context.DeadlineExceeded) {
+		return true
+	}
+	d, ok := qctx.Deadline()
+	return ok && !time.Now().Before(d)
 }
 
 // newPairer gives the update merger of window w, nil without

@@ -27,6 +27,10 @@ type Config struct {
 	TimeZone string
 	Demo     bool
 	Logf     func(format string, args ...any)
+	// FlightBatchRows is the most rows per Arrow record batch a DoGet
+	// sends (default 4096), so that a test can make a small result come in
+	// several batches, as a large one does from a BE.
+	FlightBatchRows int
 
 	// With TLS, BE Flight locations are advertised as grpc+tcp:// while the
 	// BE still serves TLS, as a proxy or be.conf public_host setup may do.

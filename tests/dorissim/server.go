@@ -131,7 +131,7 @@ func (s *Server) listen() error {
 func (s *Server) serve() {
 	b := backend{engine: s.engine, Store: s.store}
 	s.flight = flightsrv.New(flightsrv.Config{
-		Engine: b, Hooks: s.faults, TLS: s.cfg.TLS != nil, BETCPLocation: s.cfg.AdvertiseBEFlightTCP || s.cfg.PlaintextBEFlight,
+		Engine: b, Hooks: s.faults, TLS: s.cfg.TLS != nil, BatchRows: s.cfg.FlightBatchRows, BETCPLocation: s.cfg.AdvertiseBEFlightTCP || s.cfg.PlaintextBEFlight,
 		FEAddr: s.FlightAddr, BEAddr: s.BEFlightAddr, Logf: s.cfg.Logf,
 	})
 	var gopts []grpc.ServerOption
