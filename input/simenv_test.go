@@ -50,6 +50,9 @@ func newSimEnv(t *testing.T, sc dorissim.Config, conf *Config, stmts ...string) 
 	conf.MaxParallelSnapshotTables = max(conf.MaxParallelSnapshotTables, 1)
 	conf.MaxParallelSnapshotSplits = max(conf.MaxParallelSnapshotSplits, 1)
 	conf.CheckpointLimit = max(conf.CheckpointLimit, 1)
+	conf.RequestTabletSize = max(conf.RequestTabletSize, 1)
+	conf.BatchSize = max(conf.BatchSize, 100)
+	conf.QueryTimeout = max(conf.QueryTimeout, 10*time.Second)
 	if conf.IncrementType == "" {
 		conf.IncrementType = "DETAIL"
 	}
