@@ -205,3 +205,36 @@ func TestReaderEndRun(t *testing.T) {
 		}
 	}
 }
+
+// Close ends a run that is going on and releases it: the input is then
+// not connected, and a later Close is harmless.
+func TestReaderCloseStopsTheRun(t *testing.T) {
+	_, newR := readerEnv(t)
+	r := newR()
+	if err := r.Connect(testCtx(t)); err != nil {
+		t.Fatal(err)
+	}
+	run, c := r.run, r.conn
+	if err := r.Close(testCtx(t)); err != nil {
+		t.Fatal(err)
+	}
+	if r.run != nil || !c.closed {
+		t.Fatalf("after Close the run is current %v, its connection closed %v", r.run != nil, c.closed)
+	}
+	stopped := make(chan error, 1)
+	go func() { stopped <- run.Err() }()
+	select {
+	case err := <-stopped:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("the closed run stopped with %v, want context.Canceled", err)
+		}
+	case <-testCtx(t).Done():
+		t.Fatalf("the run still goes on after Close")
+	}
+	if _, _, err := r.ReadBatch(testCtx(t)); !errors.Is(err, service.ErrNotConnected) {
+		t.Fatalf("ReadBatch after Close: %v, want ErrNotConnected", err)
+	}
+	if err := r.Close(testCtx(t)); err != nil {
+		t.Fatalf("a second Close: %v", err)
+	}
+}

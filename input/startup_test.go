@@ -270,3 +270,56 @@ func TestLoadCommittedUnreadableCheckpoint(t *testing.T) {
 		t.Errorf("%d warnings about the torn key, want 1", n)
 	}
 }
+
+// putFEZoneState writes st under key as a build before window_zone did:
+// the same JSON without that field, so its bounds are FE wall times.
+func putFEZoneState(t *testing.T, e *simEnv, key string, st *checkpoint.State) {
+	t.Helper()
+	b, err := checkpoint.Encode(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := strings.Replace(string(b), `"window_zone":"UTC",`, "", 1)
+	if old == string(b) {
+		t.Fatalf("no window_zone in %s", b)
+	}
+	var setErr error
+	if err := e.res.AccessCache(context.Background(), cpCache, func(c service.Cache) {
+		setErr = c.Set(context.Background(), key, []byte(old), nil)
+	}); err != nil || setErr != nil {
+		t.Fatal(err, setErr)
+	}
+}
+
+// A stored checkpoint in FE wall times is converted to UTC before the run
+// uses it; one carried over from the old default key is also saved under
+// the new key at once, so the next start reads it there.
+func TestLoadCommittedConvertsAndCarriesOver(t *testing.T) {
+	stored := checkpoint.New()
+	stored.StartChain("2026-12-01 10:00:00") // Berlin, CET
+	stored.AddTable("d.a", false, "", 1)
+	for _, carried := range []bool{false, true} {
+		e := newSimEnv(t, dorissim.Config{TimeZone: "Europe/Berlin"},
+			&Config{Selection: fixedSelection("d.a"), ScanMode: "latest", CheckpointKey: "k"},
+			"CREATE DATABASE d", "CREATE TABLE d.a"+binlogDDL)
+		key := "k"
+		if carried {
+			e.conf.LegacyCheckpointKey, key = "old", "old"
+		}
+		putFEZoneState(t, e, key, stored)
+		su, saved := e.startup(t)
+		sp, err := su.run(testCtx(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sp.st.InFEZone() || sp.st.Stream.Start != "2026-12-01 09:00:00" {
+			t.Fatalf("carried %v: resumed at %+v (zone %q), want 09:00:00 UTC", carried, sp.st.Stream, sp.st.WindowZone)
+		}
+		if got, ok := su.del.Committed(); !ok || got.Stream.Start != "2026-12-01 09:00:00" {
+			t.Fatalf("carried %v: delivery restored %+v, want the converted position", carried, got)
+		}
+		if want := btoi(carried); len(*saved) != want || carried && (*saved)[0].Stream.Start != "2026-12-01 09:00:00" {
+			t.Fatalf("carried %v: saves %v, want %d of the converted position", carried, *saved, want)
+		}
+	}
+}
