@@ -3,6 +3,7 @@ package input
 import (
 	"context"
 	"regexp"
+	"slices"
 	"testing"
 	"time"
 
@@ -23,9 +24,10 @@ const (
 // discoveryRun is a coordinator in scan_mode latest over include d.*, on
 // the in-process simulator, whose batches go to a recording sink.
 type discoveryRun struct {
-	srv  *dorissim.Server
-	co   *coordinator
-	sink *recordingSink
+	srv   *dorissim.Server
+	co    *coordinator
+	sink  *recordingSink
+	lines *logSink
 }
 
 func newDiscoveryRun(t *testing.T, ctx context.Context, ddl ...string) *discoveryRun {
@@ -37,7 +39,9 @@ func newDiscoveryRun(t *testing.T, ctx context.Context, ddl ...string) *discover
 	t.Cleanup(func() { _ = srv.Close() })
 	run := &discoveryRun{srv: srv}
 	run.exec(t, append([]string{"CREATE DATABASE d"}, ddl...)...)
-	res := service.MockResources()
+	log, lines := captureLogger(t)
+	run.lines = lines
+	res := service.MockResources(service.MockResourcesOptUseLogger(log))
 	conf := &Config{
 		FENodes: []string{srv.HTTPAddr()}, Username: "root", Password: "pw", Retries: 1,
 		ConnectTimeout: 5 * time.Second, ReadTimeout: 5 * time.Second,
@@ -134,9 +138,14 @@ func TestDiscoveryAddsRemovesAndRecreates(t *testing.T) {
 
 	before := got["d.a"]
 	r.exec(t, "DROP TABLE d.a", "CREATE TABLE d.a"+binlogDDL)
+	emitted := len(r.sink.states)
 	r.discover(t)
 	if got := r.position(); got["d.a"] <= before {
 		t.Fatalf("recreated d.a has max tablet %d, want above its old %d (a new table)", got["d.a"], before)
+	}
+	// It left and joined again: a position without it went out between.
+	if !slices.ContainsFunc(r.sink.states[emitted:], func(st *checkpoint.State) bool { return st.Tables["d.a"] == nil }) {
+		t.Fatalf("recreated d.a was kept as the same table, want it to leave and join again")
 	}
 
 	r.exec(t, "DROP TABLE d.b", "DROP TABLE d.plain")
@@ -164,5 +173,44 @@ func TestSelectedTableProblemsReportsATableWithoutBinlog(t *testing.T) {
 	}
 	if got := problems[0].Error(); !regexp.MustCompile(`d\.plain`).MatchString(got) {
 		t.Fatalf("problem %q does not name d.plain", got)
+	}
+}
+
+// A table that gains tablets (a new partition) is the same table: its
+// highest tablet is noted and it stays. A skipped table created again with
+// a row binlog joins and is no longer counted as skipped. Discovery logs what
+// changed, and nothing when nothing did.
+func TestDiscoveryNotesNewTabletsAndAdmitsAFixedTable(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	const partitioned = "CREATE TABLE d.p (dt DATE NOT NULL, id BIGINT NOT NULL) DUPLICATE KEY(dt, id) PARTITION BY RANGE(dt) (" +
+		`PARTITION p1 VALUES LESS THAN ("2026-09-14")) DISTRIBUTED BY HASH(id) BUCKETS 1 ` +
+		`PROPERTIES ("binlog.enable" = "true", "binlog.format" = "ROW")`
+	r := newDiscoveryRun(t, ctx, partitioned, "CREATE TABLE d.plain"+plainDDL)
+	r.discover(t)
+	if n := len(r.lines.lines("INFO", "Table discovery:")); n != 0 {
+		t.Fatalf("a discovery that found no change logged %d times", n)
+	}
+	before := r.position()["d.p"]
+	r.exec(t, `ALTER TABLE d.p ADD PARTITION p2 VALUES LESS THAN ("2026-09-15")`)
+	emitted := len(r.sink.states)
+	r.discover(t)
+	if got := r.position()["d.p"]; got <= before {
+		t.Fatalf("after ADD PARTITION d.p has max tablet %d, want above %d", got, before)
+	}
+	if slices.ContainsFunc(r.sink.states[emitted:], func(st *checkpoint.State) bool { return st.Tables["d.p"] == nil }) {
+		t.Fatalf("a table that gained a partition was taken for a new one")
+	}
+	// Doris enables a row binlog only at CREATE TABLE.
+	r.exec(t, "DROP TABLE d.plain", "CREATE TABLE d.plain"+binlogDDL)
+	r.discover(t)
+	if _, ok := r.position()["d.plain"]; !ok || r.co.table("d.plain") == nil {
+		t.Fatalf("d.plain has a row binlog now but did not join: %v", r.position())
+	}
+	if n := r.co.skipped.count(); n != 0 {
+		t.Fatalf("d.plain joined but is still counted as skipped (%d)", n)
+	}
+	if n := len(r.lines.lines("INFO", "Table discovery: added [d.plain]")); n != 1 {
+		t.Fatalf("%d discovery logs naming d.plain as added, want 1", n)
 	}
 }

@@ -43,8 +43,18 @@ func TestPlannedEndsRestoreNextAttach(t *testing.T) {
 		t.Fatalf("attach changed the state it was given: %v", mid.Stream.Planned)
 	}
 	// The passed ends are forgotten.
+	if len(p.ends) != 1 || p.ends[0] != mustBound(t, "2026-12-01 10:00:12") {
+		t.Fatalf("planner keeps %v after attach, want only 10:00:12", p.ends)
+	}
 	if end, ok := p.next(mustBound(t, "2026-12-01 10:00:00")); !ok || end.String() != "2026-12-01 10:00:12" {
 		t.Fatalf("after attach, next = %s, %v; want only the end beyond the saved window", end, ok)
+	}
+	// A position that already carries ends (as restored) gets the kept
+	// ones instead, never both.
+	carried := mid.Clone()
+	carried.Stream.Planned = []string{"2026-12-01 10:00:12"}
+	if got := p.attach(carried); !slices.Equal(plannedTexts(got), []string{"2026-12-01 10:00:12"}) {
+		t.Fatalf("attached ends to a position that carried some = %v, want only the kept one", plannedTexts(got))
 	}
 	done := checkpoint.New()
 	done.StartChain("2026-12-01 10:00:12")
