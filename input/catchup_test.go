@@ -2,32 +2,12 @@ package input
 
 import (
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
 	"github.com/rpconnect-doris/rpconnect-doris/tests/dorissim"
 )
-
-// setClock is a simulator clock a test moves by hand, so that rows commit
-// at known instants and the binlog windows around them are in the past.
-type setClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *setClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *setClock) set(t time.Time) {
-	c.mu.Lock()
-	c.now = t
-	c.mu.Unlock()
-}
 
 // catchUpBase is the first second of the catch-up tests' binlogs.
 var catchUpBase = time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
@@ -40,7 +20,7 @@ func at(s int) string {
 // catchUpEnv has table d.a with rows committed at catchUpBase+1s (id 1)
 // and +2s (id 2); the simulator's clock then stands at +20s.
 func catchUpEnv(t *testing.T) *simEnv {
-	clk := &setClock{now: catchUpBase}
+	clk := &simClock{now: catchUpBase}
 	e := newSimEnv(t, dorissim.Config{Clock: clk.Now}, &Config{ScanMode: "initial"},
 		"CREATE DATABASE d", "CREATE TABLE d.a"+binlogDDL)
 	clk.set(catchUpBase.Add(1200 * time.Millisecond))

@@ -15,24 +15,11 @@ import (
 // opens it.
 func connFixture(t *testing.T, tune func(*Config)) (*dorissim.Server, *conn) {
 	t.Helper()
-	ctx := testCtx(t)
-	srv, err := dorissim.Start(ctx, dorissim.Config{User: simUser, Password: simPassword})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Close() })
+	srv := startSim(t, dorissim.Config{})
 	conf := &Config{FENodes: []string{srv.HTTPAddr()}, Username: simUser, Password: simPassword, Retries: 1,
 		ConnectTimeout: 2 * time.Second, ReadTimeout: 5 * time.Second}
-	if tune != nil {
-		tune(conf)
-	}
 	log, _ := captureLogger(t)
-	c, err := openConn(ctx, conf, log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.close)
-	return srv, c
+	return srv, openSimConn(t, conf, tune, log)
 }
 
 // handshakes is how many Flight sessions the FE opened: one handshake each.
@@ -150,11 +137,7 @@ func TestConnFlightPort(t *testing.T) {
 
 // Connect fails when the first session cannot open: a wrong flight_sql_port.
 func TestOpenConnChecksTheFlightPort(t *testing.T) {
-	srv, err := dorissim.Start(testCtx(t), dorissim.Config{User: simUser, Password: simPassword})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Close() })
+	srv := startSim(t, dorissim.Config{})
 	log, _ := captureLogger(t)
 	_, httpPort, _ := net.SplitHostPort(srv.HTTPAddr())
 	port, _ := strconv.Atoi(httpPort) // an open port that speaks no Flight

@@ -16,18 +16,7 @@ import (
 // connTestSim is a simulator with d.a (row binlog) and d.plain (none).
 func connTestSim(t *testing.T) *dorissim.Server {
 	t.Helper()
-	ctx := testCtx(t)
-	srv, err := dorissim.Start(ctx, dorissim.Config{User: simUser, Password: simPassword})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Close() })
-	for _, s := range []string{"CREATE DATABASE d", "CREATE TABLE d.a" + binlogDDL, "CREATE TABLE d.plain" + plainDDL} {
-		if err := srv.Exec(ctx, s); err != nil {
-			t.Fatalf("%s: %v", s, err)
-		}
-	}
-	return srv
+	return startSim(t, dorissim.Config{}, "CREATE DATABASE d", "CREATE TABLE d.a"+binlogDDL, "CREATE TABLE d.plain"+plainDDL)
 }
 
 // closedAddr is a loopback address nothing listens on.

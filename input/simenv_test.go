@@ -34,17 +34,7 @@ const cpCache = "cp"
 func newSimEnv(t *testing.T, sc dorissim.Config, conf *Config, stmts ...string) *simEnv {
 	t.Helper()
 	ctx := testCtx(t)
-	sc.User, sc.Password = simUser, simPassword
-	srv, err := dorissim.Start(ctx, sc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Close() })
-	for _, s := range stmts {
-		if err := srv.Exec(ctx, s); err != nil {
-			t.Fatalf("%s: %v", s, err)
-		}
-	}
+	srv := startSim(t, sc, stmts...)
 	conf.FENodes, conf.Username, conf.Password, conf.Retries = []string{srv.HTTPAddr()}, simUser, simPassword, 1
 	conf.ConnectTimeout, conf.ReadTimeout = 5*time.Second, 5*time.Second
 	conf.MaxParallelSnapshotTables = max(conf.MaxParallelSnapshotTables, 1)
@@ -74,11 +64,7 @@ func newSimEnv(t *testing.T, sc dorissim.Config, conf *Config, stmts ...string) 
 
 func (e *simEnv) exec(t *testing.T, stmts ...string) {
 	t.Helper()
-	for _, s := range stmts {
-		if err := e.srv.Exec(context.Background(), s); err != nil {
-			t.Fatalf("%s: %v", s, err)
-		}
-	}
+	simExec(t, e.srv, stmts...)
 }
 
 // startup is a start-up over e whose saves are recorded; with a

@@ -33,36 +33,20 @@ type snapFixture struct {
 func newSnapFixture(t *testing.T, tune func(*Config)) *snapFixture {
 	t.Helper()
 	ctx := testCtx(t)
-	srv, err := dorissim.Start(ctx, dorissim.Config{User: simUser, Password: simPassword, FlightBatchRows: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Close() })
-	f := &snapFixture{srv: srv, byTablet: map[int64][]string{}}
 	values := make([]string, snapRows)
 	for i := range values {
 		values[i] = fmt.Sprintf("(%d)", i+1)
 	}
-	for _, s := range []string{"CREATE DATABASE d",
+	srv := startSim(t, dorissim.Config{FlightBatchRows: 2}, "CREATE DATABASE d",
 		"CREATE TABLE d.s (id BIGINT) DUPLICATE KEY(id) DISTRIBUTED BY HASH(id) BUCKETS 4",
-		"INSERT INTO d.s VALUES " + strings.Join(values, ", ")} {
-		if err := srv.Exec(ctx, s); err != nil {
-			t.Fatalf("%s: %v", s, err)
-		}
-	}
+		"INSERT INTO d.s VALUES "+strings.Join(values, ", "))
+	f := &snapFixture{srv: srv, byTablet: map[int64][]string{}}
 	log, sink := captureLogger(t)
 	f.log = sink
 	f.conf = &Config{FENodes: []string{srv.HTTPAddr()}, Username: simUser, Password: simPassword, Retries: 2,
 		ConnectTimeout: 2 * time.Second, ReadTimeout: 5 * time.Second, QueryTimeout: 10 * time.Second,
 		ScanMode: "snapshot", RequestTabletSize: 2, MaxParallelSnapshotSplits: 2, MaxParallelSnapshotTables: 1}
-	if tune != nil {
-		tune(f.conf)
-	}
-	f.c, err = openConn(ctx, f.conf, log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(f.c.close)
+	f.c = openSimConn(t, f.conf, tune, log)
 	var m *metrics
 	m, f.capt = capturedMetrics(t)
 	f.sr = &splitReader{conf: f.conf, c: f.c, m: m, log: log, maxRows: 3}

@@ -42,19 +42,9 @@ func TestFreshStartPerScanMode(t *testing.T) {
 		{mode: "from-timestamp", scanTS: "2026-11-30 12:00:00", phase: checkpoint.PhaseBinlog, chainStart: "2026-11-30 04:00:00", stored: true},
 	} {
 		t.Run(tc.mode, func(t *testing.T) {
-			e := newSimEnv(t, dorissim.Config{TimeZone: "+08:00"},
-				&Config{Selection: fixedSelection("d.a"), ScanMode: tc.mode, ScanTimestamp: tc.scanTS},
-				"CREATE DATABASE d", "CREATE TABLE d.a"+binlogDDL)
-			su, saved := e.startup(t)
-			before, err := e.c.currentBound(testCtx(t))
-			if err != nil {
-				t.Fatal(err)
-			}
-			sp, err := su.run(testCtx(t))
-			if err != nil {
-				t.Fatal(err)
-			}
-			checkFreshTables(t, sp, tc.phase)
+			fr := runFreshStart(t, dorissim.Config{TimeZone: "+08:00"},
+				&Config{ScanMode: tc.mode, ScanTimestamp: tc.scanTS}, tc.phase)
+			e, su, saved, before, sp := fr.e, fr.su, fr.saved, fr.before, fr.sp
 			switch {
 			case tc.chainStart == "" && sp.st.Stream != nil:
 				t.Fatalf("scan_mode %s started a binlog chain at %s", tc.mode, sp.st.Stream.Start)
@@ -80,6 +70,35 @@ func TestFreshStartPerScanMode(t *testing.T) {
 	}
 }
 
+// freshRun is a fresh start's run over d.a, and what it is checked against.
+type freshRun struct {
+	e     *simEnv
+	su    *startup
+	saved *[]*checkpoint.State
+	// before is the Doris time read just before the run.
+	before bound
+	sp     *startPoint
+}
+
+// runFreshStart runs a start-up following d.a (a table with a row binlog)
+// with conf on a simulator with sc, and checks the fresh tables it starts
+// with are in phase.
+func runFreshStart(t *testing.T, sc dorissim.Config, conf *Config, phase string) freshRun {
+	t.Helper()
+	conf.Selection = fixedSelection("d.a")
+	fr := freshRun{e: newSimEnv(t, sc, conf, "CREATE DATABASE d", "CREATE TABLE d.a"+binlogDDL)}
+	fr.su, fr.saved = fr.e.startup(t)
+	var err error
+	if fr.before, err = fr.e.c.currentBound(testCtx(t)); err != nil {
+		t.Fatal(err)
+	}
+	if fr.sp, err = fr.su.run(testCtx(t)); err != nil {
+		t.Fatal(err)
+	}
+	checkFreshTables(t, fr.sp, phase)
+	return fr
+}
+
 func checkFreshTables(t *testing.T, sp *startPoint, phase string) {
 	t.Helper()
 	if len(sp.tables) != 1 || sp.tables[0].name.key != "d.a" {
@@ -97,18 +116,8 @@ func checkFreshTables(t *testing.T, sp *startPoint, phase string) {
 // initial snapshots every table and starts the chain at the next whole
 // Doris second, so the snapshot reads after the binlog's start.
 func TestFreshStartInitialStartsTheChainAfterNow(t *testing.T) {
-	e := newSimEnv(t, dorissim.Config{}, &Config{Selection: fixedSelection("d.a"), ScanMode: "initial"},
-		"CREATE DATABASE d", "CREATE TABLE d.a"+binlogDDL)
-	su, saved := e.startup(t)
-	before, err := e.c.currentBound(testCtx(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sp, err := su.run(testCtx(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkFreshTables(t, sp, checkpoint.PhaseSnapshot)
+	fr := runFreshStart(t, dorissim.Config{}, &Config{ScanMode: "initial"}, checkpoint.PhaseSnapshot)
+	saved, before, sp := fr.saved, fr.before, fr.sp
 	if sp.st.Stream == nil || mustBound(t, sp.st.Stream.Start) <= before {
 		t.Fatalf("chain %+v, want it to start after %s", sp.st.Stream, before)
 	}

@@ -7,7 +7,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,25 +16,6 @@ import (
 	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
 	"github.com/rpconnect-doris/rpconnect-doris/tests/dorissim"
 )
-
-// simClock is the simulated Doris's clock, which the test moves so that
-// each commit gets the TSO it names.
-type simClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *simClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *simClock) set(t time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = t
-}
 
 // simDay is the day the window tests' commits happen on, in UTC.
 const simDay = "2026-12-01 "
@@ -73,15 +53,9 @@ type windowFixture struct {
 // configuration before the connection opens.
 func newWindowFixture(t *testing.T, tune func(*Config), tables ...string) *windowFixture {
 	t.Helper()
-	ctx := testCtx(t)
 	f := &windowFixture{clock: &simClock{now: simAt(t, "10:00:00")}, tables: map[string]*tableInfo{}}
-	srv, err := dorissim.Start(ctx, dorissim.Config{User: simUser, Password: simPassword, Clock: f.clock.Now, FlightBatchRows: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Close() })
+	srv := startSim(t, dorissim.Config{Clock: f.clock.Now, FlightBatchRows: 2}, "CREATE DATABASE d")
 	f.srv = srv
-	f.exec(t, "CREATE DATABASE d")
 	for _, name := range tables {
 		f.exec(t, "CREATE TABLE d."+name+dupBinlogDDL)
 	}
@@ -89,14 +63,7 @@ func newWindowFixture(t *testing.T, tune func(*Config), tables ...string) *windo
 	f.conf = &Config{FENodes: []string{srv.HTTPAddr()}, Username: simUser, Password: simPassword, Retries: 2,
 		ConnectTimeout: 2 * time.Second, ReadTimeout: 5 * time.Second, QueryTimeout: 10 * time.Second,
 		IncrementType: "DETAIL", OnExpired: "fail", ScanMode: "latest"}
-	if tune != nil {
-		tune(f.conf)
-	}
-	f.c, err = openConn(ctx, f.conf, log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(f.c.close)
+	f.c = openSimConn(t, f.conf, tune, log)
 	var m *metrics
 	m, f.capt = capturedMetrics(t)
 	f.sink = &recordingSink{}
@@ -121,11 +88,7 @@ func (f *windowFixture) follow(t *testing.T, name string) {
 
 func (f *windowFixture) exec(t *testing.T, stmts ...string) {
 	t.Helper()
-	for _, s := range stmts {
-		if err := f.srv.Exec(context.Background(), s); err != nil {
-			t.Fatalf("%s: %v", s, err)
-		}
-	}
+	simExec(t, f.srv, stmts...)
 }
 
 // commit runs stmts as one transaction committed at hms.

@@ -3,7 +3,6 @@ package bench
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -117,10 +116,7 @@ func (k kafkaResult) rows() []row {
 // TestKafkaBench runs only row j on a simulator of its own (`make bench`
 // runs it inside TestBench; this name does not match -run TestBench).
 func TestKafkaBench(t *testing.T) {
-	if os.Getenv("BENCH") != "1" {
-		t.Skip("set BENCH=1 to run the Kafka benchmark rows")
-	}
-	ctx, s := scaledSim(t, 30*time.Minute)
+	ctx, s := benchSim(t, "the Kafka benchmark rows", 30*time.Minute)
 	seedMixed(t, ctx, s)
 	k := measureKafka(t, ctx, s)
 	fmt.Println()

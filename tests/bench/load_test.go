@@ -63,11 +63,8 @@ func loadRows(snap, load procResult) []row {
 // of the share in one sitting. BENCH_PPROF=dir saves CPU profiles of both
 // runs (snapshot.pprof, load.pprof).
 func TestLoadBench(t *testing.T) {
-	if os.Getenv("BENCH") != "1" {
-		t.Skip("set BENCH=1 to run the doris_load benchmark rows")
-	}
 	rounds := benchRounds(2)
-	ctx, s := scaledSim(t, 30*time.Minute)
+	ctx, s := benchSim(t, "the doris_load benchmark rows", 30*time.Minute)
 	seedMixed(t, ctx, s)
 	bins := []struct{ name, path string }{{"head", os.Getenv("RPCONNECT_DORIS_BIN")}}
 	if base := os.Getenv("BENCH_BASE_BIN"); base != "" {

@@ -15,10 +15,7 @@ import (
 // -run TestBench. BENCH_ONLY=backlog stops after row d and a
 // snapshot of the mixed table: the CPU figures of rows a and g alone.
 func TestMultiTableBench(t *testing.T) {
-	if os.Getenv("BENCH") != "1" {
-		t.Skip("set BENCH=1 to run the multi-table benchmark rows")
-	}
-	ctx, s := scaledSim(t, 30*time.Minute)
+	ctx, s := benchSim(t, "the multi-table benchmark rows", 30*time.Minute)
 	scanFrom := seedMixedAndBacklog(t, ctx, s)
 	var r results
 	measure(t, "binlog backlog", func() error {
@@ -51,6 +48,13 @@ func TestMultiTableBench(t *testing.T) {
 func seedMixedAndBacklog(t *testing.T, ctx context.Context, s *sim) string {
 	t.Helper()
 	seedMixed(t, ctx, s, mixedDDL("backlog", true))
+	return seedBacklogChanges(t, ctx, s)
+}
+
+// seedBacklogChanges makes row d's changes in the backlog table (created
+// before) and returns the scan_timestamp before the first of them.
+func seedBacklogChanges(t *testing.T, ctx context.Context, s *sim) string {
+	t.Helper()
 	var scanFrom string
 	measure(t, "seed backlog", func() error {
 		var err error

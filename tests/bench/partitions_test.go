@@ -3,7 +3,6 @@ package bench
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -89,10 +88,7 @@ func (r partitionResults) rows() []row {
 // BENCH=1 BENCH_SCALE=0.05 go test -run TestPartitionsBenchRow ./tests/bench/.
 // `make bench` measures it inside TestBench.
 func TestPartitionsBenchRow(t *testing.T) {
-	if os.Getenv("BENCH") != "1" {
-		t.Skip("set BENCH=1 to run the partitioned snapshot row")
-	}
-	ctx, s := scaledSim(t, 20*time.Minute)
+	ctx, s := benchSim(t, "the partitioned snapshot row", 20*time.Minute)
 	if err := s.exec(ctx, "CREATE DATABASE IF NOT EXISTS "+benchDB); err != nil {
 		t.Fatal(err)
 	}

@@ -62,6 +62,16 @@ func scaledSim(t *testing.T, timeout time.Duration) (context.Context, *sim) {
 	return ctx, startSim(t)
 }
 
+// benchSim is scaledSim for a test that runs only with BENCH=1: without it
+// the test is skipped, saying that it runs what.
+func benchSim(t *testing.T, what string, timeout time.Duration) (context.Context, *sim) {
+	t.Helper()
+	if os.Getenv("BENCH") != "1" {
+		t.Skip("set BENCH=1 to run " + what)
+	}
+	return scaledSim(t, timeout)
+}
+
 func startSim(t *testing.T) *sim {
 	t.Helper()
 	bin := harness.Binary(t, "dorissim", "DORISSIM_BIN")

@@ -1,11 +1,9 @@
 package bench
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"testing"
 	"time"
 )
@@ -19,30 +17,14 @@ import (
 //
 //	BENCH=1 BENCH_BASE_BIN=/path/to/old go test -run TestSpreadBench -v ./tests/bench/
 func TestSpreadBench(t *testing.T) {
-	if os.Getenv("BENCH") != "1" {
-		t.Skip("set BENCH=1 to run the spread backlog comparison")
-	}
-	rounds := 2
-	if v, err := strconv.Atoi(os.Getenv("BENCH_ROUNDS")); err == nil && v > 0 {
-		rounds = v
-	}
-	applyScale(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Minute)
-	defer cancel()
-	s := startSim(t)
+	rounds := benchRounds(2)
+	ctx, s := benchSim(t, "the spread backlog comparison", 60*time.Minute)
 	for _, st := range []string{"CREATE DATABASE IF NOT EXISTS " + benchDB, mixedDDL("backlog", true)} {
 		if err := s.exec(ctx, st); err != nil {
 			t.Fatal(err)
 		}
 	}
-	var scanFrom string
-	measure(t, "seed backlog", func() error {
-		var err error
-		if scanFrom, err = s.now(ctx); err != nil {
-			return err
-		}
-		return s.seedBacklog(ctx, "backlog")
-	})
+	scanFrom := seedBacklogChanges(t, ctx, s)
 	spreadFrom := seedSpread(t, ctx, s)
 	bins := []struct{ name, path string }{{"head", os.Getenv("RPCONNECT_DORIS_BIN")}}
 	if base := os.Getenv("BENCH_BASE_BIN"); base != "" {
