@@ -39,7 +39,7 @@ func TestMultiTableBench(t *testing.T) {
 		info("g. CPU per 1M events, backlog (user+sys)", fmt.Sprintf("%.2f s", r.backlog.cpu.Seconds()/(float64(r.backlogEvents)/1e6))),
 	}
 	fmt.Println()
-	fmt.Print(renderTable(append(rows, m.rows(r.backlogRate())...)))
+	fmt.Print(renderTable(append(rows, m.rows(r.single())...)))
 }
 
 // seedMixedAndBacklog creates and loads the mixed table of row a and the

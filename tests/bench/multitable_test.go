@@ -283,16 +283,32 @@ func perSecond(counts map[string]int64, span time.Duration) string {
 }
 
 // rows are the multi-table lines of the table; backlogRate is row d's.
-func (m *multiResult) rows(backlogRate float64) []row {
+// singleRef is what the multi-table rows are held against: the
+// single-table snapshot (row a) and backlog (row d) of the same run.
+type singleRef struct {
+	snapRate    float64 // rows/s of a; 0 when not measured
+	backlogRate float64 // events/s of d
+	backlogCPU  float64 // CPU seconds per 1M events of d
+	backlogRSS  int64   // peak RSS of d
+}
+
+func (m *multiResult) rows(ref singleRef) []row {
 	total := manyTables * manyTableRows
 	snapRate := perSec(total, m.snap.wall.Seconds())
 	secs := m.idle.span.Seconds()
 	feRate := float64(m.idle.reqs.FERequests()) / secs
 	cpuRate := m.idle.cpu.Seconds() / secs
 	spreadRate := perSec(m.spreadEvents, m.spread.wall.Seconds())
+	spreadCPU := m.spread.cpu.Seconds() / (float64(m.spreadEvents) / 1e6)
 	rows := []row{
 		info(fmt.Sprintf("m. initial snapshot, %d tables × %s mixed rows, %d tables at once", manyTables, count(manyTableRows), manyAtOnce),
 			fmt.Sprintf("%s (%.2f s to the last row, startup included)", fmtRate(snapRate, "rows/s"), m.snap.wall.Seconds())),
+	}
+	if ref.snapRate > 0 {
+		rows = append(rows, check(fmt.Sprintf("   %d tables vs 1 table (m/a)", manyTables), fmt.Sprintf("%.2f", ratio(snapRate, ref.snapRate)),
+			">= 0.8", ratio(snapRate, ref.snapRate) >= 0.8))
+	}
+	rows = append(rows,
 		info("m. peak RSS at the end of that snapshot", fmt.Sprintf("%.0f MB", mb(m.snapRSS))),
 		info(fmt.Sprintf("m. %d idle streaming tables, poll 1s: FE requests", manyTables),
 			fmt.Sprintf("%.1f req/s (%.2f per table per poll)", feRate, feRate/manyTables)),
@@ -303,9 +319,15 @@ func (m *multiResult) rows(backlogRate float64) []row {
 				m.idle.simCPU.Seconds()/secs*1000)),
 		info(fmt.Sprintf("m. binlog backlog over %d tables, detail mode", spreadTables),
 			fmt.Sprintf("%s (%d events of %d changes), peak RSS %.0f MB", fmtRate(spreadRate, "events/s"), m.spreadEvents, backlogChanges, mb(m.spread.peakRSS))),
-		info(fmt.Sprintf("   %d tables vs 1 table (m/d)", spreadTables), fmt.Sprintf("%.2f", ratio(spreadRate, backlogRate))),
-		info("m. CPU per 1M events, backlog over 10 tables", fmt.Sprintf("%.2f s", m.spread.cpu.Seconds()/(float64(m.spreadEvents)/1e6))),
-	}
+		check(fmt.Sprintf("   events/s, %d tables vs 1 table (m/d)", spreadTables), fmt.Sprintf("%.2f", ratio(spreadRate, ref.backlogRate)),
+			">= 0.85", ratio(spreadRate, ref.backlogRate) >= 0.85),
+		info(fmt.Sprintf("m. CPU per 1M events, backlog over %d tables", spreadTables), fmt.Sprintf("%.2f s", spreadCPU)),
+		check(fmt.Sprintf("   CPU per event, %d tables vs 1 table (m/g)", spreadTables), fmt.Sprintf("%.2f", ratio(spreadCPU, ref.backlogCPU)),
+			"<= 1.15", ratio(spreadCPU, ref.backlogCPU) <= 1.15),
+		check(fmt.Sprintf("   peak RSS, %d tables vs 1 table (m/d)", spreadTables), fmt.Sprintf("%.2f (%.0f MB / %.0f MB)",
+			ratio(float64(m.spread.peakRSS), float64(ref.backlogRSS)), mb(m.spread.peakRSS), mb(ref.backlogRSS)),
+			"<= 1.3", ratio(float64(m.spread.peakRSS), float64(ref.backlogRSS)) <= 1.3),
+	)
 	return append(rows, m.pinned.rows()...)
 }
 
