@@ -19,12 +19,19 @@ func at(s int) string {
 
 // catchUpEnv has table d.a with rows committed at catchUpBase+1s (id 1)
 // and +2s (id 2); the simulator's clock then stands at +20s.
-func catchUpEnv(t *testing.T) *simEnv {
+func catchUpEnv(t *testing.T) *simEnv { return catchUpEnvWith(t, nil) }
+
+// catchUpEnvWith is catchUpEnv, with more written at +1.5s by more.
+func catchUpEnvWith(t *testing.T, more func(e *simEnv)) *simEnv {
 	clk := &simClock{now: catchUpBase}
 	e := newSimEnv(t, dorissim.Config{Clock: clk.Now}, &Config{ScanMode: "initial"},
 		"CREATE DATABASE d", "CREATE TABLE d.a"+binlogDDL)
 	clk.set(catchUpBase.Add(1200 * time.Millisecond))
 	e.exec(t, "INSERT INTO d.a VALUES (1)")
+	if more != nil {
+		clk.set(catchUpBase.Add(1500 * time.Millisecond))
+		more(e)
+	}
 	clk.set(catchUpBase.Add(2200 * time.Millisecond))
 	e.exec(t, "INSERT INTO d.a VALUES (2)")
 	clk.set(catchUpBase.Add(20 * time.Second))
@@ -157,6 +164,55 @@ func TestCatchUpRejectsBadBounds(t *testing.T) {
 		co, _ := testCoordinator(t, e, st, &fakeClock{}, "d.a")
 		if err := co.catchUp(testCtx(t)); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("chain %q, own %q: %v, want an error saying %q", tc.chain, tc.own, err, tc.want)
+		}
+	}
+}
+
+// Tables with the same catch-up window are read as one merged window: their
+// rows come out in commit order across the tables, every batch records its
+// last row as the progress of both, and both join the chain together. A
+// table with other progress is read on its own.
+func TestCatchUpReadsTablesOfOneWindowTogether(t *testing.T) {
+	e := catchUpEnvWith(t, func(e *simEnv) {
+		e.exec(t, "CREATE TABLE d.b"+binlogDDL, "CREATE TABLE d.c"+binlogDDL, "INSERT INTO d.b VALUES (10)", "INSERT INTO d.c VALUES (20)")
+	})
+	st := catchingUp(at(5), checkpoint.Window{Start: at(0)})
+	for _, key := range []string{"d.b", "d.c"} {
+		st.AddTable(key, true, at(0), 1)
+		st.FinishSnapshot(key)
+		st.Tables[key].CatchUp = &checkpoint.Window{Start: at(0)}
+	}
+	// d.c delivered its row before a restart: it reads on its own, after it.
+	delivered := checkpoint.Pos{TSO: 1 << 62, Table: "d.c"}
+	st.Tables["d.c"].CatchUp.Last = &delivered
+	co, sink := testCoordinator(t, e, st, &fakeClock{answers: []bound{mustBound(t, at(20))}}, "d.a", "d.b", "d.c")
+	groups, err := co.catchUpGroups()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(groups) != 2 || len(groups[0].tables) != 2 || groups[0].tables[0].name.key != "d.a" || groups[0].tables[1].name.key != "d.b" ||
+		len(groups[1].tables) != 1 || groups[1].last == nil {
+		t.Fatalf("groups %+v, want d.a with d.b, then d.c on its own", groups)
+	}
+	if err := co.catchUp(testCtx(t)); err != nil {
+		t.Fatal(err)
+	}
+	ids := emittedIDs(sink)
+	if len(ids) != 3 || !strings.Contains(ids[0], `"id":1`) || !strings.Contains(ids[1], `"id":10`) || !strings.Contains(ids[2], `"id":2`) {
+		t.Fatalf("caught up rows %v, want ids 1, 10, 2 in commit order and nothing of d.c", ids)
+	}
+	for i, b := range sink.batches {
+		if len(b) == 0 {
+			continue
+		}
+		a, bb := sink.states[i].Tables["d.a"].CatchUp, sink.states[i].Tables["d.b"].CatchUp
+		if a == nil || bb == nil || a.Last == nil || bb.Last == nil || *a.Last != *bb.Last {
+			t.Fatalf("batch %d: progress d.a %+v, d.b %+v; want both at the batch's last row", i, a, bb)
+		}
+	}
+	for _, key := range []string{"d.a", "d.b", "d.c"} {
+		if got := emittedTables(co)[key]; got.Phase != checkpoint.PhaseBinlog {
+			t.Errorf("after catching up %s is %+v, want it in the chain", key, got)
 		}
 	}
 }
