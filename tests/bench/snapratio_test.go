@@ -22,7 +22,8 @@ import (
 // BENCH_MANY_AT_ONCE lists row m's max_parallel_snapshot_tables values, each
 // measured every round (0: the input's default); BENCH_MANY_LOG=1
 // logs row m's run at INFO level and reports when its first table starts
-// (BENCH_MANY_LOG_ALL=1 prints every line).
+// (BENCH_MANY_LOG_ALL=1 prints every line); BENCH_GCTRACE=1 traces the
+// collections of the narrow runs.
 func TestSnapshotRatioBench(t *testing.T) {
 	if os.Getenv("BENCH") != "1" {
 		t.Skip("set BENCH=1 to run the snapshot ratio rows")
@@ -95,6 +96,11 @@ func TestSnapshotRatioBench(t *testing.T) {
 			t.Setenv("RPCONNECT_DORIS_BIN", headBin)
 		}
 		if narrow {
+			if os.Getenv("BENCH_GCTRACE") == "1" {
+				// The live heap after each collection of the narrow runs
+				// (on stderr): what grows with the table, if anything.
+				t.Setenv("GODEBUG", "gctrace=1")
+			}
 			n5 := runRPConnect(t, ctx, snapshotConfig(s, "narrow5m"), nil, nil)
 			n1 := runRPConnect(t, ctx, snapshotConfig(s, "narrow1m"), nil, nil)
 			fRatio = append(fRatio, float64(n5.peakRSS)/float64(n1.peakRSS))
