@@ -12,14 +12,16 @@ import (
 // name without dots or backticks, or a backtick-quoted name with inner
 // backticks doubled (`my.db`.`t`).
 func ParseTableIdentifier(s string) (db, table string, err error) {
-	bad := fmt.Errorf("must be db.table (backtick-quote parts with dots), got %q", s)
+	// The error is built only on failure: every checkpoint save checks
+	// each table's key with this.
+	bad := func() error { return fmt.Errorf("must be db.table (backtick-quote parts with dots), got %q", s) }
 	db, rest, ok := identPart(s)
 	if !ok || !strings.HasPrefix(rest, ".") {
-		return "", "", bad
+		return "", "", bad()
 	}
 	table, rest, ok = identPart(rest[1:])
 	if !ok || rest != "" {
-		return "", "", bad
+		return "", "", bad()
 	}
 	return db, table, nil
 }

@@ -123,6 +123,15 @@ func seqOf(st *checkpoint.State) uint64 {
 // from scan_mode. Every mode with a binlog phase stores its start at once,
 // so a crash before the first ack keeps the same start.
 func (s *startup) freshStart(ctx context.Context, sp *startPoint) (*checkpoint.State, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var initialStart <-chan boundResult
+	if s.conf.ScanMode == "initial" {
+		// The wait for the next whole second is up to a second of idling:
+		// the tables are admitted meanwhile. Every snapshot read still
+		// comes after the start, which is all the start needs.
+		initialStart = awaitNextWholeSecond(ctx, s.c)
+	}
 	tables, err := s.admitAll(ctx, false, sp.skipped)
 	if err != nil {
 		return nil, err
@@ -133,11 +142,11 @@ func (s *startup) freshStart(ctx context.Context, sp *startPoint) (*checkpoint.S
 	case "snapshot":
 		snapshot = true
 	case "initial":
-		ts, err := nextWholeSecond(ctx, s.c)
-		if err != nil {
-			return nil, fmt.Errorf("resolving the stream start for initial mode: %w", err)
+		r := <-initialStart
+		if r.err != nil {
+			return nil, fmt.Errorf("resolving the stream start for initial mode: %w", r.err)
 		}
-		st.StartChain(ts.String())
+		st.StartChain(r.ts.String())
 		snapshot = true
 	case "latest":
 		ts, err := s.c.currentBound(ctx)
@@ -154,13 +163,20 @@ func (s *startup) freshStart(ctx context.Context, sp *startPoint) (*checkpoint.S
 	default:
 		return nil, fatalf("scan_mode %q is not supported", s.conf.ScanMode)
 	}
-	for _, t := range tables {
-		_, hi, err := t.tabletRange(ctx)
-		if err != nil {
-			return nil, err
+	his := make([]int64, len(tables))
+	err = forEachTable(ctx, len(tables), func(ctx context.Context, i int) error {
+		_, hi, err := tables[i].tabletRange(ctx)
+		if err == nil {
+			his[i] = hi
+			tables[i].notePartitions(ctx)
 		}
-		st.AddTable(t.name.key, snapshot, "", hi)
-		t.notePartitions(ctx)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	for i, t := range tables {
+		st.AddTable(t.name.key, snapshot, "", his[i])
 	}
 	sp.tables = tables
 	if st.Stream != nil {
@@ -185,19 +201,27 @@ func (s *startup) admitAll(ctx context.Context, resuming bool, skipped *skippedT
 		}
 		names = found
 	}
-	var out []*tableInfo
-	for _, name := range names {
-		t, problem, err := s.cat.admit(ctx, name)
-		switch {
-		case err != nil:
-			return nil, err
-		case problem != "" && s.conf.Selection.byPattern():
-			skipped.note(name.key, problem)
-		case problem != "":
-			return nil, fatalf("%s", problem)
-		default:
-			out = append(out, t)
+	admitted := make([]*tableInfo, len(names))
+	problems := make([]string, len(names))
+	// A named table that cannot be followed fails like a failed request,
+	// so that the first of either in table order is what stops the input.
+	err := forEachTable(ctx, len(names), func(ctx context.Context, i int) (err error) {
+		admitted[i], problems[i], err = s.cat.admit(ctx, names[i])
+		if err == nil && problems[i] != "" && !s.conf.Selection.byPattern() {
+			err = fatalf("%s", problems[i])
 		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	var out []*tableInfo
+	for i, name := range names {
+		if problems[i] != "" {
+			skipped.note(name.key, problems[i])
+			continue
+		}
+		out = append(out, admitted[i])
 	}
 	if len(out) == 0 && !s.conf.Selection.byPattern() {
 		return nil, fmt.Errorf("no table to read")
@@ -214,10 +238,13 @@ func (s *startup) resume(ctx context.Context, st *checkpoint.State, sp *startPoi
 		return err
 	}
 	sp.tables = tables
+	_ = forEachTable(ctx, len(tables), func(ctx context.Context, i int) error {
+		tables[i].notePartitions(ctx) // a failure only logs
+		return nil
+	})
 	listed := map[string]bool{}
 	for _, t := range tables {
 		listed[t.name.key] = true
-		t.notePartitions(ctx)
 		if st.Tables[t.name.key] == nil {
 			sp.adds = append(sp.adds, t)
 		}

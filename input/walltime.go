@@ -98,3 +98,20 @@ func nextWholeSecond(ctx context.Context, c dorisClock) (bound, error) {
 	}
 	return ts, nil
 }
+
+// boundResult is a bound resolved in the background, or why it was not.
+type boundResult struct {
+	ts  bound
+	err error
+}
+
+// awaitNextWholeSecond runs nextWholeSecond in the background; the channel
+// gets its one result. Cancelling ctx ends the wait.
+func awaitNextWholeSecond(ctx context.Context, c dorisClock) <-chan boundResult {
+	out := make(chan boundResult, 1)
+	go func() {
+		ts, err := nextWholeSecond(ctx, c)
+		out <- boundResult{ts: ts, err: err}
+	}()
+	return out
+}

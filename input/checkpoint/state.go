@@ -149,23 +149,6 @@ func (s *State) TableNames() []string {
 	return names
 }
 
-// Equal reports whether a and b hold the same position (Seq and SavedAt
-// aside), which lets a commit skip a save that would change nothing.
-func Equal(a, b *State) bool {
-	if a == nil || b == nil {
-		return a == b
-	}
-	ea, errA := json.Marshal(positionOf(a))
-	eb, errB := json.Marshal(positionOf(b))
-	return errA == nil && errB == nil && bytes.Equal(ea, eb)
-}
-
-func positionOf(s *State) State {
-	cp := *s
-	cp.Seq, cp.SavedAt, cp.FromVersion = 0, time.Time{}, 0
-	return cp
-}
-
 // Encode validates s and returns its JSON form. A zero Version is filled in
 // with the current Version.
 func Encode(s *State) ([]byte, error) {

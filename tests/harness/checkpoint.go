@@ -2,37 +2,24 @@ package harness
 
 import (
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
-	"github.com/redpanda-data/benthos/v4/public/service"
-
 	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
 )
 
 // StoredState reads the checkpoint under key from the running stream's
-// cache "cp"; nil when there is none yet.
+// cache "cp"; nil when there is none yet. It reads the way the input does
+// at start (checkpoint.Store.Load): the stream may be saving meanwhile, and
+// a file cache's write truncates before it writes, so the primary copy can
+// read empty for a moment; the backup, written first, is then complete.
 func StoredState(t testing.TB, r *Running, key string) *checkpoint.State {
 	t.Helper()
-	var (
-		b   []byte
-		err error
-	)
-	aerr := r.Stream.Resources().AccessCache(context.Background(), "cp", func(c service.Cache) {
-		b, err = c.Get(context.Background(), key)
-	})
-	if errors.Is(err, service.ErrKeyNotFound) {
-		return nil
-	}
-	if aerr != nil || err != nil {
-		t.Fatalf("reading checkpoint %s: %v %v", key, aerr, err)
-	}
-	st, err := checkpoint.Decode(b)
+	st, _, err := checkpoint.NewStore(r.Stream.Resources(), "cp", key).Load(context.Background())
 	if err != nil {
-		t.Fatalf("decoding checkpoint %s: %v", key, err)
+		t.Fatalf("reading checkpoint %s: %v", key, err)
 	}
 	return st
 }
