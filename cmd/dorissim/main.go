@@ -6,6 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"log"
+	"net/http"
+	_ "net/http/pprof" // served only with --pprof
 	"os"
 	"os/signal"
 	"syscall"
@@ -30,11 +32,15 @@ func run(args []string) int {
 	visibleWait := fs.Duration("visible-wait-timeout", 5*time.Second, "visible wait timeout of @incr reads")
 	demo := fs.Bool("demo", false, "create demo.orders with 1,000 rows and change it every second")
 	timeZone := fs.String("time-zone", "", "the FE's global time_zone: an IANA name (America/New_York) or an offset (+08:00); default: the host's zone (TZ, else /etc/localtime), as a Doris FE starts")
+	pprofAddr := fs.String("pprof", "", "address to serve Go's /debug/pprof on, for profiling the simulator in benchmarks (e.g. 127.0.0.1:6061); off by default")
 	clockStart := fs.String("clock-start", "", "RFC 3339 instant the simulator clock starts at, then runs at normal speed (e.g. 2026-11-01T05:59:30Z)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	logger := log.New(os.Stderr, "", log.LstdFlags)
+	if *pprofAddr != "" {
+		go func() { logger.Printf("dorissim: pprof: %v", http.ListenAndServe(*pprofAddr, nil)) }()
+	}
 	var start time.Time
 	if *clockStart != "" {
 		t, err := time.Parse(time.RFC3339Nano, *clockStart)

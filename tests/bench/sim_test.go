@@ -75,8 +75,12 @@ func benchSim(t *testing.T, what string, timeout time.Duration) (context.Context
 func startSim(t *testing.T) *sim {
 	t.Helper()
 	bin := harness.Binary(t, "dorissim", "DORISSIM_BIN")
-	cmd := exec.Command(bin, "-http-port", "0", "-mysql-port", "0", "-flight-port", "0", "-be-flight-port", "0",
-		"-visible-wait-timeout", "30s")
+	args := []string{"-http-port", "0", "-mysql-port", "0", "-flight-port", "0", "-be-flight-port", "0", "-visible-wait-timeout", "30s"}
+	if addr := os.Getenv("BENCH_SIM_PPROF"); addr != "" {
+		// The simulator's own profile: curl http://$addr/debug/pprof/profile.
+		args = append(args, "-pprof", addr)
+	}
+	cmd := exec.Command(bin, args...)
 	cmd.Stderr = os.Stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
