@@ -2,6 +2,7 @@ package flightsrv
 
 import (
 	"fmt"
+	"math"
 	"math/big"
 	"time"
 
@@ -97,9 +98,16 @@ func decimalAppender(t storage.Type, b array.Builder) (appender, error) {
 		}
 		return d.Shift(scale).BigInt()
 	}
+	// Bounds of an int64 coefficient at the column's scale: comparing with
+	// them allocates nothing, where Coefficient copies a big.Int per value.
+	lo, hi := decimal.New(math.MinInt64, -scale), decimal.New(math.MaxInt64, -scale)
 	switch db := b.(type) {
 	case *array.Decimal128Builder:
 		return typed(plain(func(d decimal.Decimal) {
+			if d.Exponent() == -scale && d.Cmp(lo) >= 0 && d.Cmp(hi) <= 0 {
+				db.Append(decimal128.FromI64(d.CoefficientInt64()))
+				return
+			}
 			u := unscaled(d)
 			if u.IsInt64() {
 				db.Append(decimal128.FromI64(u.Int64()))

@@ -7,7 +7,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/flight"
 	pb "github.com/apache/arrow-go/v18/arrow/flight/gen/flight"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"google.golang.org/grpc/codes"
@@ -80,7 +79,7 @@ func (s *Service) doGet(t *pb.Ticket, stream pb.FlightService_DoGetServer, onFE 
 // most BatchRows rows, reusing one set of builders; the whole result is never
 // held in memory. cut >= 0 aborts the stream after that many rows.
 func (s *Service) streamRows(p *pending, stream pb.FlightService_DoGetServer, cut int64) error {
-	w := flight.NewRecordWriter(stream, ipc.WithSchema(p.schema), ipc.WithAllocator(s.mem))
+	w := newRecordWriter(stream, ipc.WithSchema(p.schema), ipc.WithAllocator(s.mem))
 	defer w.Close()
 	if p.res == nil {
 		return w.Close()
