@@ -65,44 +65,44 @@ func TestBench(t *testing.T) {
 	scanFrom := seedAll(t, ctx, s)
 	var r results
 	var err error
-	measure(t, "raw Flight DoGet", func() error {
+	s.row(t, "raw Flight DoGet", func() error {
 		r.rawCPU, r.simRawCPU = cpuOf(t, s, func() {
 			r.raw, _, err = flightPath(ctx, s, fmt.Sprintf("SELECT * FROM `%s`.`mixed`", benchDB))
 		})
 		return err
 	})
-	measure(t, "MySQL protocol", func() error {
+	s.row(t, "MySQL protocol", func() error {
 		r.mysqlCPU, r.simMySQLCPU = cpuOf(t, s, func() {
 			r.mysql, err = mysqlPath(ctx, s, "mixed", map[string]bool{"active": true})
 		})
 		return err
 	})
 	r.snapBytes = r.mysql.bytes
-	measure(t, "doris_binlog snapshot 1M mixed", func() error {
+	s.row(t, "doris_binlog snapshot 1M mixed", func() error {
 		_, r.simSnapCPU = cpuOf(t, s, func() {
 			r.snap = runRPConnect(t, ctx, snapshotConfig(s, "mixed"), nil, nil)
 		})
 		return nil
 	})
-	measure(t, "doris_binlog snapshot 5M narrow", func() error {
+	s.row(t, "doris_binlog snapshot 5M narrow", func() error {
 		r.narrow5 = runRPConnect(t, ctx, snapshotConfig(s, "narrow5m"), nil, nil)
 		return nil
 	})
-	measure(t, "doris_binlog snapshot 1M narrow", func() error {
+	s.row(t, "doris_binlog snapshot 1M narrow", func() error {
 		r.narrow1 = runRPConnect(t, ctx, snapshotConfig(s, "narrow1m"), nil, nil)
 		return nil
 	})
-	measure(t, "doris_load copy 1M mixed", func() error {
+	s.row(t, "doris_load copy 1M mixed", func() error {
 		r.load, err = runLoad(t, ctx, s)
 		return err
 	})
 	r.kafka = measureKafka(t, ctx, s)
-	measure(t, "binlog backlog", func() error {
+	s.row(t, "binlog backlog", func() error {
 		r.backlogEvents, r.rawIncr, r.backlog, err = runBacklog(t, ctx, s, scanFrom)
 		return err
 	})
 	r.partitions = measurePartitions(t, ctx, s)
-	measure(t, "commit-to-output latency", func() error {
+	s.row(t, "commit-to-output latency", func() error {
 		r.latency = measureLatency(t, ctx, s, "lat", 20*time.Second)
 		if len(r.latency.lat) == 0 {
 			return fmt.Errorf("no events received of %d written", r.latency.written)

@@ -77,7 +77,7 @@ func measureIdle(t *testing.T, ctx context.Context, s *sim) idleResult {
 	t.Helper()
 	r := idleResult{tables: idleTableCount(t)}
 	seedIdle(t, ctx, s, r.tables)
-	measure(t, fmt.Sprintf("doris_binlog latest, %d idle tables", r.tables), func() error { return r.run(t, ctx, s) })
+	s.row(t, fmt.Sprintf("doris_binlog latest, %d idle tables", r.tables), func() error { return r.run(t, ctx, s) })
 	return r
 }
 

@@ -23,7 +23,7 @@ type kafkaResult struct {
 func measureKafka(t *testing.T, ctx context.Context, s *sim) kafkaResult {
 	t.Helper()
 	var k kafkaResult
-	measure(t, "doris_binlog snapshot into stdout", func() error {
+	s.row(t, "doris_binlog snapshot into stdout", func() error {
 		k.stdout = runRPConnect(t, ctx, stdoutConfig(s, "mixed"), nil, nil)
 		return nil
 	})
@@ -32,7 +32,7 @@ func measureKafka(t *testing.T, ctx context.Context, s *sim) kafkaResult {
 		eo   bool
 		res  *procResult
 	}{{"kafka_franz", false, &k.atLeastOnce}, {"kafka_franz exactly_once", true, &k.exactlyOnce}} {
-		measure(t, "doris_binlog snapshot into "+p.name, func() error {
+		s.row(t, "doris_binlog snapshot into "+p.name, func() error {
 			kc, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.AllowAutoTopicCreation(), kfake.DefaultNumPartitions(3))
 			if err != nil {
 				return fmt.Errorf("starting kfake: %w", err)

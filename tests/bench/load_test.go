@@ -78,7 +78,7 @@ func TestLoadBench(t *testing.T) {
 			}
 			snap := runRPConnect(t, ctx, profiled(t, snapshotConfig(s, "mixed"), "snapshot"), nil, nil)
 			var load procResult
-			measure(t, "doris_load copy", func() error {
+			s.row(t, "doris_load copy", func() error {
 				var err error
 				load, err = runLoad(t, ctx, s)
 				return err

@@ -18,7 +18,7 @@ func TestMultiTableBench(t *testing.T) {
 	ctx, s := benchSim(t, "the multi-table benchmark rows", 30*time.Minute)
 	scanFrom := seedMixedAndBacklog(t, ctx, s)
 	var r results
-	measure(t, "binlog backlog", func() error {
+	s.row(t, "binlog backlog", func() error {
 		var err error
 		r.backlogEvents, r.rawIncr, r.backlog, err = runBacklog(t, ctx, s, scanFrom)
 		return err

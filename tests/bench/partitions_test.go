@@ -65,7 +65,7 @@ func measurePartitions(t *testing.T, ctx context.Context, s *sim) partitionResul
 			return s.loadRange(ctx, c.table, 0, snapshotRows, 0, appendMixedRow, nil)
 		})
 		c.out.splits = c.n * benchBuckets
-		measure(t, fmt.Sprintf("doris_binlog snapshot %s", c.table), func() error {
+		s.row(t, fmt.Sprintf("doris_binlog snapshot %s", c.table), func() error {
 			c.out.proc = runRPConnect(t, ctx, snapshotConfig(s, c.table), nil, nil)
 			return nil
 		})

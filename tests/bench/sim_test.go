@@ -26,6 +26,7 @@ import (
 type sim struct {
 	cmd                           *exec.Cmd
 	http, mysql, flight, beFlight string
+	pprof                         string // the simulator's /debug/pprof address
 	db                            *sql.DB
 	client                        *http.Client
 }
@@ -76,10 +77,13 @@ func startSim(t *testing.T) *sim {
 	t.Helper()
 	bin := harness.Binary(t, "dorissim", "DORISSIM_BIN")
 	args := []string{"-http-port", "0", "-mysql-port", "0", "-flight-port", "0", "-be-flight-port", "0", "-visible-wait-timeout", "30s"}
-	if addr := os.Getenv("BENCH_SIM_PPROF"); addr != "" {
-		// The simulator's own profile: curl http://$addr/debug/pprof/profile.
-		args = append(args, "-pprof", addr)
+	// The simulator's own profile (curl http://$addr/debug/pprof/profile)
+	// at BENCH_SIM_PPROF; the endpoint is always on, for collect.
+	pprofAddr := os.Getenv("BENCH_SIM_PPROF")
+	if pprofAddr == "" {
+		pprofAddr = freePort(t)
 	}
+	args = append(args, "-pprof", pprofAddr)
 	cmd := exec.Command(bin, args...)
 	cmd.Stderr = os.Stderr
 	stdout, err := cmd.StdoutPipe()
@@ -114,7 +118,7 @@ func startSim(t *testing.T) *sim {
 	case <-time.After(time.Minute):
 		t.Fatal("dorissim did not print its ready line within a minute")
 	}
-	s := &sim{cmd: cmd, http: addrs["http"], mysql: addrs["mysql"], flight: addrs["flight"], beFlight: addrs["be_flight"],
+	s := &sim{cmd: cmd, pprof: pprofAddr, http: addrs["http"], mysql: addrs["mysql"], flight: addrs["flight"], beFlight: addrs["be_flight"],
 		client: &http.Client{Timeout: 10 * time.Minute}}
 	s.db, err = sql.Open("mysql", "root:@tcp("+s.mysql+")/?interpolateParams=true")
 	if err != nil {
@@ -122,6 +126,34 @@ func startSim(t *testing.T) *sim {
 	}
 	t.Cleanup(func() { _ = s.db.Close() })
 	return s
+}
+
+// collect runs a full garbage collection in the simulator and waits for
+// it. dorissim keeps every seeded table in its Go heap (1.5 GB after the
+// snapshot ratio rows' seeding), and a collection of that heap costs it
+// 1.5 s of CPU, which a Doris BE never spends; left to chance, it lands in
+// whichever row comes next, takes a core from the client there, and moved
+// one row's rate by 2× between rounds. Collecting before each measured row
+// starts every row with the live heap, leaving more allocation than a row
+// makes before the next collection is due.
+func (s *sim) collect(t *testing.T) {
+	t.Helper()
+	c := &http.Client{Timeout: 2 * time.Minute}
+	resp, err := c.Get("http://" + s.pprof + "/debug/pprof/heap?gc=1")
+	if err != nil {
+		t.Fatalf("dorissim garbage collection before a row: %v", err)
+	}
+	defer resp.Body.Close()
+	if _, err := io.Copy(io.Discard, resp.Body); err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("dorissim garbage collection before a row: status %d, %v", resp.StatusCode, err)
+	}
+}
+
+// row measures one bench row, after collect.
+func (s *sim) row(t *testing.T, name string, fn func() error) {
+	t.Helper()
+	s.collect(t)
+	measure(t, name, fn)
 }
 
 func (s *sim) exec(ctx context.Context, stmt string) error {

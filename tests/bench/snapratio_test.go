@@ -69,6 +69,7 @@ func TestSnapshotRatioBench(t *testing.T) {
 			}
 			return filepath.Join(pprof, name+".pprof")
 		}
+		s.collect(t)
 		sim0 := s.cpu(t)
 		stopPerf := perfSim(t, s, prof("a.sim"))
 		a := runSnapshotA(t, ctx, s, prof("a"))
@@ -79,6 +80,7 @@ func TestSnapshotRatioBench(t *testing.T) {
 		for i, n := range atOnce {
 			for _, b := range bins {
 				t.Setenv("RPCONNECT_DORIS_BIN", b.path)
+				s.collect(t)
 				sim0 = s.cpu(t)
 				name := fmt.Sprintf("m%d%s", n, b.name)
 				stopPerf = perfSim(t, s, prof(name+".sim"))
@@ -96,6 +98,7 @@ func TestSnapshotRatioBench(t *testing.T) {
 			t.Setenv("RPCONNECT_DORIS_BIN", headBin)
 		}
 		if narrow {
+			s.collect(t)
 			if os.Getenv("BENCH_GCTRACE") == "1" {
 				// The live heap after each collection of the narrow runs
 				// (on stderr): what grows with the table, if anything.
@@ -172,14 +175,7 @@ func seedRatioTables(t *testing.T, ctx context.Context, s *sim, narrow bool) {
 			return s.loadRange(ctx, "narrow1m", 0, narrowSmall, 0, appendNarrowRow, nil)
 		})
 	}
-	measure(t, "seed many", func() error {
-		for i := range manyTables {
-			if err := s.loadRange(ctx, manyName(i), 0, manyTableRows, 0, appendMixedRow, nil); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	measure(t, "seed many", func() error { return loadMany(ctx, s) })
 }
 
 // runManySnapshot is row m's snapshot, timed to its last row and stopped
