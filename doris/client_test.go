@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/rpconnect-doris/rpconnect-doris/internal/testnet"
 )
 
 func TestNewClientValidation(t *testing.T) {
@@ -55,7 +57,7 @@ func TestAuthHeaderSentAndWrongPasswordIsNotRetried(t *testing.T) {
 
 func TestRetryMovesToNextFEWhenOneRefuses(t *testing.T) {
 	f := newFE(t, func(w http.ResponseWriter, r *http.Request) { writeJSON(w, tsoBody(1760000000123)) })
-	dead := deadAddr(t)
+	dead := testnet.FreeAddr(t)
 	c := testClient(t, ClientConfig{Retries: 3}, dead, f.addr())
 	info, err := c.CurrentTSO(testCtx(t))
 	if err != nil {

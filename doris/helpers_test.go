@@ -3,7 +3,6 @@ package doris
 import (
 	"context"
 	"encoding/base64"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -55,18 +54,6 @@ func (f *fe) wrap(h http.HandlerFunc) http.HandlerFunc {
 
 func (f *fe) addr() string {
 	return strings.TrimPrefix(strings.TrimPrefix(f.srv.URL, "http://"), "https://")
-}
-
-// deadAddr returns an address that refuses connections.
-func deadAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	_ = l.Close()
-	return addr
 }
 
 // testClient builds a client over the given FEs in exactly that order, with

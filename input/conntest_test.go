@@ -10,6 +10,7 @@ import (
 
 	"github.com/redpanda-data/benthos/v4/public/service"
 
+	"github.com/rpconnect-doris/rpconnect-doris/internal/testnet"
 	"github.com/rpconnect-doris/rpconnect-doris/tests/dorissim"
 )
 
@@ -17,18 +18,6 @@ import (
 func connTestSim(t *testing.T) *dorissim.Server {
 	t.Helper()
 	return startSim(t, dorissim.Config{}, "CREATE DATABASE d", "CREATE TABLE d.a"+binlogDDL, "CREATE TABLE d.plain"+plainDDL)
-}
-
-// closedAddr is a loopback address nothing listens on.
-func closedAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	_ = l.Close()
-	return addr
 }
 
 const wrongPassword = "n0t-the-pa55word"
@@ -48,7 +37,7 @@ func failureTexts(res service.ConnectionTestResults) []string {
 // are looked at; a healthy setup is one success.
 func TestConnectionTestNamesEachProblem(t *testing.T) {
 	srv := connTestSim(t)
-	dead := closedAddr(t)
+	dead := testnet.FreeAddr(t)
 	_, deadPort, _ := net.SplitHostPort(dead)
 	fixed := func(names ...string) selection {
 		var sel selection

@@ -10,6 +10,7 @@ import (
 
 	"github.com/redpanda-data/benthos/v4/public/service"
 
+	"github.com/rpconnect-doris/rpconnect-doris/internal/testnet"
 	"github.com/rpconnect-doris/rpconnect-doris/tests/dorissim"
 	"github.com/rpconnect-doris/rpconnect-doris/tests/harness"
 )
@@ -74,12 +75,7 @@ func TestConnectionTestBroken(t *testing.T) {
 
 	// A second FE that refuses connections, a missing table and a table
 	// without row binlog: one result each, naming what failed.
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	deadFE := l.Addr().String()
-	_ = l.Close()
+	deadFE := testnet.FreeAddr(t)
 	input := harness.SelectYAML(srv, "tables: [e2e.t, e2e.missing, e2e.nolog]", "scan_mode: initial")
 	input = strings.Replace(input, "fenodes: "+srv.HTTPAddr(), "fenodes: \""+srv.HTTPAddr()+","+deadFE+"\"", 1)
 	got := failures(connectionTest(t, input))

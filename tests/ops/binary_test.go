@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,19 +15,10 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil/promlint"
 	dto "github.com/prometheus/client_model/go"
 
+	"github.com/rpconnect-doris/rpconnect-doris/internal/testnet"
 	"github.com/rpconnect-doris/rpconnect-doris/tests/dorissim"
 	"github.com/rpconnect-doris/rpconnect-doris/tests/harness"
 )
-
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
-}
 
 // binaryScrape runs rpconnect-doris with a config that has no metrics
 // section, waits until it wrote every snapshot row, and scrapes its /metrics.
@@ -43,7 +33,7 @@ func binaryScrape(t *testing.T) (map[string]*dto.MetricFamily, string) {
 	}
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out.jsonl")
-	addr := freeAddr(t)
+	addr := testnet.FreeAddr(t)
 	in := harness.InputYAML(srv, "ops.items", "scan_mode: initial")
 	var conf strings.Builder
 	fmt.Fprintf(&conf, "http:\n  address: %s\nlogger:\n  level: WARN\n", addr)

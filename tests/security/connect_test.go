@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rpconnect-doris/rpconnect-doris/internal/testnet"
 	"github.com/rpconnect-doris/rpconnect-doris/tests/dorissim"
 	"github.com/rpconnect-doris/rpconnect-doris/tests/harness"
 )
@@ -63,7 +64,7 @@ func TestWrongPasswordKeepsOffset(t *testing.T) {
 
 // TestUnreachableFE points fenodes at a port nothing listens on.
 func TestUnreachableFE(t *testing.T) {
-	addr := deadAddr(t)
+	addr := testnet.FreeAddr(t)
 	f := runFailing(t, inputYAML(addr, db+".t", "pw-unreachable", "scan_mode: latest"), regexp.QuoteMeta(addr))
 	f.assertClean(t, map[string]string{}, "pw-unreachable")
 }
@@ -87,18 +88,6 @@ func TestFlightPortSpeaksHTTP(t *testing.T) {
 	in := inputYAML(srv.HTTPAddr(), db+".proto_flight", "", "scan_mode: latest", "flight_sql_port: "+port)
 	f := runFailing(t, in, `(?i)flight.*`+regexp.QuoteMeta(srv.HTTPAddr()))
 	f.assertClean(t, map[string]string{})
-}
-
-// deadAddr returns a loopback address whose port was just freed.
-func deadAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	return addr
 }
 
 func errorLines(f *failure) string {
