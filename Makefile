@@ -42,7 +42,7 @@ crash: build
 bench: build
 	RPCONNECT_DORIS_BIN=$(abspath $(BIN)/rpconnect-doris) DORISSIM_BIN=$(abspath $(BIN)/dorissim) \
 		BENCH=1 $(GO) test -count=1 -timeout 60m -v -run TestBench ./tests/bench/
-	$(GO) test -run '^$$' -bench . -benchmem ./input/rowjson/ ./input/ ./input/changes/ ./input/delivery/ ./output/
+	$(GO) test -run '^$$' -bench . -benchmem ./input/rowjson/ ./input/ ./input/changes/ ./input/delivery/ ./input/checkpoint/ ./output/
 
 # Client CPU of rows a and g for the binary of commit BASE against this
 # tree's, alternating against one simulator (BENCH_ROUNDS, default 5): the

@@ -152,6 +152,26 @@ func (s *State) TableNames() []string {
 // Encode validates s and returns its JSON form. A zero Version is filled in
 // with the current Version.
 func Encode(s *State) ([]byte, error) {
+	cp, err := checkEncodable(s)
+	if err != nil {
+		return nil, err
+	}
+	if err := validate(cp); err != nil {
+		return nil, fmt.Errorf("encode checkpoint: invalid state: %w", err)
+	}
+	if err := checkZone(cp); err != nil {
+		return nil, err
+	}
+	b, err := json.Marshal(cp)
+	if err != nil {
+		return nil, fmt.Errorf("encode checkpoint: %w", err)
+	}
+	return b, nil
+}
+
+// checkEncodable returns a copy of s with its Version filled in, or why
+// no state of that version can be written.
+func checkEncodable(s *State) (*State, error) {
 	if s == nil {
 		return nil, errors.New("encode checkpoint: state is nil")
 	}
@@ -162,17 +182,16 @@ func Encode(s *State) ([]byte, error) {
 	if cp.Version != Version {
 		return nil, fmt.Errorf("encode checkpoint: %w", &UnsupportedVersionError{Version: cp.Version})
 	}
-	if err := validate(&cp); err != nil {
-		return nil, fmt.Errorf("encode checkpoint: invalid state: %w", err)
+	return &cp, nil
+}
+
+// checkZone refuses to write FE-zone wall times: what this version writes
+// is in UTC.
+func checkZone(s *State) error {
+	if s.WindowZone != WindowZoneUTC {
+		return fmt.Errorf("encode checkpoint: window_zone must be %s, got %q (convert FE-zone wall times first)", WindowZoneUTC, s.WindowZone)
 	}
-	if cp.WindowZone != WindowZoneUTC {
-		return nil, fmt.Errorf("encode checkpoint: window_zone must be %s, got %q (convert FE-zone wall times first)", WindowZoneUTC, cp.WindowZone)
-	}
-	b, err := json.Marshal(&cp)
-	if err != nil {
-		return nil, fmt.Errorf("encode checkpoint: %w", err)
-	}
-	return b, nil
+	return nil
 }
 
 // Decode parses and validates checkpoint bytes. It rejects anything that is

@@ -35,6 +35,7 @@ type Store struct {
 
 	mu      sync.Mutex
 	lastSeq uint64
+	enc     encoder // under mu
 	now     func() time.Time
 }
 
@@ -65,7 +66,7 @@ func (s *Store) Save(ctx context.Context, st *State) error {
 	cp := *st
 	cp.Seq = max(cp.Seq, s.lastSeq) + 1
 	cp.SavedAt = s.now().UTC()
-	b, err := Encode(&cp)
+	b, err := s.enc.encode(&cp)
 	if err != nil {
 		return doris.Permanent(fmt.Errorf("save checkpoint %q in cache %q: %w", s.key, s.cacheName, err))
 	}
