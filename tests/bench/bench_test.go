@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rpconnect-doris/rpconnect-doris/doris"
+	"github.com/rpconnect-doris/rpconnect-doris/internal/testnet"
 )
 
 const pollInterval = time.Second
@@ -80,7 +81,8 @@ func TestBench(t *testing.T) {
 	r.snapBytes = r.mysql.bytes
 	s.row(t, "doris_binlog snapshot 1M mixed", func() error {
 		_, r.simSnapCPU = cpuOf(t, s, func() {
-			r.snap = runRPConnect(t, ctx, snapshotConfig(s, "mixed"), nil, nil)
+			addr := testnet.FreeAddr(t)
+			r.snap = runRPConnectWith(t, ctx, snapshotConfigAt(s, "mixed", addr, false), runOpts{rowsAddr: addr})
 		})
 		return nil
 	})
@@ -184,6 +186,13 @@ func snapshotConfig(s *sim, table string) string {
 		"output:\n  drop: {}\nhttp:\n  enabled: false\n" + quietTail
 }
 
+// snapshotConfigAt is snapshotConfig with the metrics at addr (and, with
+// debug, the pprof endpoints), for runOpts.rowsAddr to read.
+func snapshotConfigAt(s *sim, table, addr string, debug bool) string {
+	return inputConfig(s, table, "scan_mode: snapshot", "max_parallel_snapshot_splits: 2") + "output:\n  drop: {}\n" +
+		fmt.Sprintf("http:\n  enabled: true\n  address: %s\n  debug_endpoints: %t\nmetrics:\n  json_api: {}\n", addr, debug) + quietTail
+}
+
 // runBacklog counts the backlog's events with a raw Flight read of the same
 // @incr window (the decode ceiling of the binlog path), then times the
 // binary from scan_timestamp until its binlog row counter reaches that count.
@@ -198,7 +207,7 @@ func runBacklog(t *testing.T, ctx context.Context, s *sim, scanFrom string) (int
 	if err != nil {
 		return 0, raw, procResult{}, err
 	}
-	addr := freePort(t)
+	addr := testnet.FreeAddr(t)
 	cfg := inputConfig(s, "backlog", "scan_mode: from-timestamp", fmt.Sprintf("scan_timestamp: %q", scanFrom),
 		"binlog_increment_type: detail", "binlog_poll_interval: 1s", "checkpoint_cache: cp") +
 		"output:\n  drop: {}\n" + memoryCache +
@@ -229,7 +238,7 @@ func (r *results) rows() []row {
 	rss5, rss1 := float64(r.narrow5.peakRSS), float64(r.narrow1.peakRSS)
 	cpuPerM := func(p procResult, events int64) float64 { return p.cpu.Seconds() / (float64(events) / 1e6) }
 	return append([]row{
-		info(fmt.Sprintf("a. doris_binlog snapshot, %s mixed rows", count(snapshotRows)), fmt.Sprintf("%s, %.1f MB/s JSON (%.2f s)", fmtRate(snapRate, "rows/s"), mb(r.snapBytes)/snapSecs, snapSecs)),
+		info(fmt.Sprintf("a. doris_binlog snapshot, %s mixed rows", count(snapshotRows)), fmt.Sprintf("%s, %.1f MB/s JSON (%.2f s, first row at %.2f s)", fmtRate(snapRate, "rows/s"), mb(r.snapBytes)/snapSecs, snapSecs, r.snap.firstRow.Seconds())),
 		info("b. MySQL protocol + same JSON messages", fmtRate(mysqlRate, "rows/s")),
 		info("c. raw Flight DoGet, typed decode only", fmt.Sprintf("%s, %.1f MB/s Arrow", fmtRate(rawRate, "rows/s"), mb(r.raw.bytes)/r.raw.wall.Seconds())),
 		check("a/b (Flight path vs MySQL path)", fmt.Sprintf("%.2f", ratio(snapRate, mysqlRate)), ">= 5", ratio(snapRate, mysqlRate) >= 5),
@@ -263,6 +272,7 @@ func (r *results) single() singleRef {
 	}
 	if r.snap.wall > 0 {
 		ref.snapRate = perSec(snapshotRows, r.snap.wall.Seconds())
+		ref.snapRead = fromFirstRow(r.snap, snapshotRows)
 	}
 	return ref
 }

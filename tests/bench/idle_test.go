@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rpconnect-doris/rpconnect-doris/internal/testnet"
 	"github.com/rpconnect-doris/rpconnect-doris/tests/dorissim"
 )
 
@@ -87,7 +88,7 @@ func measureIdle(t *testing.T, ctx context.Context, s *sim) idleResult {
 // reads a window for every table before it takes the next, so the first
 // window is then complete.
 func (r *idleResult) run(t *testing.T, ctx context.Context, s *sim) error {
-	addr := freePort(t)
+	addr := testnet.FreeAddr(t)
 	cfg := multiConfig(s, idleInclude, addr, "scan_mode: latest", "binlog_poll_interval: 1s", "table_discovery_interval: 1h")
 	reqsStart, err := s.requestStats(ctx)
 	if err != nil {

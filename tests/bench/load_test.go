@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rpconnect-doris/rpconnect-doris/internal/testnet"
 )
 
 // loadConfig copies benchDB.src into benchDB.dst: a doris_binlog snapshot
@@ -98,7 +100,7 @@ func profiled(t *testing.T, cfg, name string) string {
 	if dir == "" {
 		return cfg
 	}
-	addr := freePort(t)
+	addr := testnet.FreeAddr(t)
 	go captureProfile(t, addr, filepath.Join(dir, name+".pprof"))
 	return strings.Replace(cfg, "http:\n  enabled: false\n", fmt.Sprintf("http:\n  enabled: true\n  address: %s\n  debug_endpoints: true\n", addr), 1)
 }

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -25,6 +24,9 @@ type procResult struct {
 	wall    time.Duration // start to exit, or to the stop condition
 	cpu     time.Duration // user+sys of the process
 	peakRSS int64         // bytes: VmHWM, sampled every 50 ms
+	// firstRow is start to the first snapshot row the binary counted, to
+	// 50 ms; 0 unless runOpts.rowsAddr was set.
+	firstRow time.Duration
 }
 
 // clockTick is USER_HZ, the unit of utime/stime in /proc/<pid>/stat; 100 on
@@ -77,6 +79,16 @@ func parseStatusKB(status, key string) (int64, error) {
 	return 0, fmt.Errorf("no %s in /proc status", key)
 }
 
+// fromFirstRow is the rate of rows from the run's first row to its end:
+// the read without the start-up before it (process start, listing, and in
+// initial mode the wait for the stream start).
+func fromFirstRow(p procResult, rows int64) float64 {
+	if p.firstRow == 0 || p.wall <= p.firstRow {
+		return 0
+	}
+	return perSec(rows, (p.wall - p.firstRow).Seconds())
+}
+
 // runRPConnect runs the binary with cfg. With stop nil it waits for the
 // stream to end by itself; otherwise stop is polled every 50 ms and the
 // process is measured when it first returns true, then terminated.
@@ -95,6 +107,9 @@ type runOpts struct {
 	stop   func(pid int) bool      // as runRPConnect's, given the process id
 	onLine func(string, time.Time) // as runRPConnect's
 	cpus   string                  // taskset CPU list the binary runs on; "" = any
+	// rowsAddr is the binary's metrics address; when set, its snapshot row
+	// counter is read at each poll until the first row (procResult.firstRow).
+	rowsAddr string
 }
 
 func runRPConnectWith(t *testing.T, ctx context.Context, cfg string, o runOpts) procResult {
@@ -148,6 +163,9 @@ func runRPConnectWith(t *testing.T, ctx context.Context, cfg string, o runOpts) 
 			if kb, err := procStatusKB(cmd.Process.Pid, "VmHWM"); err == nil {
 				sampled = max(sampled, kb*1024)
 			}
+			if o.rowsAddr != "" && res.firstRow == 0 && scrapeRows(o.rowsAddr, "snapshot") > 0 {
+				res.firstRow = time.Since(start)
+			}
 			if stop != nil && res.wall == 0 && stop(cmd.Process.Pid) {
 				res.wall = time.Since(start)
 				if res.cpu, err = procCPU(cmd.Process.Pid); err != nil {
@@ -172,17 +190,6 @@ func readLines(r io.Reader, onLine func(string, time.Time)) {
 		}
 	}
 	_, _ = io.Copy(io.Discard, r)
-}
-
-// freePort finds a loopback port for the metrics endpoint.
-func freePort(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
 }
 
 // binlogRows sums the doris_binlog_rows_total counters of the binlog phase

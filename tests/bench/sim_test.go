@@ -18,6 +18,7 @@ import (
 
 	_ "github.com/go-sql-driver/mysql"
 
+	"github.com/rpconnect-doris/rpconnect-doris/internal/testnet"
 	"github.com/rpconnect-doris/rpconnect-doris/tests/harness"
 )
 
@@ -81,7 +82,7 @@ func startSim(t *testing.T) *sim {
 	// at BENCH_SIM_PPROF; the endpoint is always on, for collect.
 	pprofAddr := os.Getenv("BENCH_SIM_PPROF")
 	if pprofAddr == "" {
-		pprofAddr = freePort(t)
+		pprofAddr = testnet.FreeAddr(t)
 	}
 	args = append(args, "-pprof", pprofAddr)
 	cmd := exec.Command(bin, args...)

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rpconnect-doris/rpconnect-doris/internal/testnet"
 )
 
 // TestSnapshotRatioBench measures only the snapshot ratios of issue 20, in
@@ -20,7 +22,9 @@ import (
 // within a round do not. BENCH_PPROF=dir saves a CPU profile of each row's
 // first round (BENCH_PERF_SIM=1 also records dorissim with perf);
 // BENCH_MANY_AT_ONCE lists row m's max_parallel_snapshot_tables values, each
-// measured every round (0: the input's default); BENCH_MANY_LOG=1
+// measured every round (0: the input's default), BENCH_MANY_SPLITS its
+// max_parallel_snapshot_splits (default 2) and BENCH_MANY_TABLET_SIZE its
+// request_tablet_size (default: the input's); BENCH_MANY_LOG=1
 // logs row m's run at INFO level and reports when its first table starts
 // (BENCH_MANY_LOG_ALL=1 prints every line); BENCH_GCTRACE=1 traces the
 // collections of the narrow runs.
@@ -58,8 +62,10 @@ func TestSnapshotRatioBench(t *testing.T) {
 		bins = append(bins, struct{ name, path string }{"-base", base})
 	}
 	mRatio := map[string][][]float64{}
+	mRead := map[string][][]float64{} // the same from each run's first row
 	for _, b := range bins {
 		mRatio[b.name] = make([][]float64, len(atOnce))
+		mRead[b.name] = make([][]float64, len(atOnce))
 	}
 	var fRatio []float64
 	for round := range rounds {
@@ -76,7 +82,8 @@ func TestSnapshotRatioBench(t *testing.T) {
 		stopPerf()
 		simA := s.cpu(t) - sim0
 		rateA := perSec(snapshotRows, a.wall.Seconds())
-		t.Logf("round %d: a %s (%.2f s, cpu %.2f s, dorissim %.2f s)", round+1, fmtRate(rateA, "rows/s"), a.wall.Seconds(), a.cpu.Seconds(), simA.Seconds())
+		t.Logf("round %d: a %s (%.2f s, first row at %.2f s, cpu %.2f s, dorissim %.2f s)", round+1, fmtRate(rateA, "rows/s"),
+			a.wall.Seconds(), a.firstRow.Seconds(), a.cpu.Seconds(), simA.Seconds())
 		for i, n := range atOnce {
 			for _, b := range bins {
 				t.Setenv("RPCONNECT_DORIS_BIN", b.path)
@@ -91,9 +98,11 @@ func TestSnapshotRatioBench(t *testing.T) {
 				}
 				simM := s.cpu(t) - sim0
 				rateM := perSec(manyTables*manyTableRows, m.wall.Seconds())
+				read := ratio(fromFirstRow(m, manyTables*manyTableRows), fromFirstRow(a, snapshotRows))
 				mRatio[b.name][i] = append(mRatio[b.name][i], rateM/rateA)
-				t.Logf("round %d: m%s, %d at once: %s (%.2f s, cpu %.2f s, dorissim %.2f s, peak RSS %.0f MB); m/a %.2f",
-					round+1, b.name, n, fmtRate(rateM, "rows/s"), m.wall.Seconds(), m.cpu.Seconds(), simM.Seconds(), mb(m.peakRSS), rateM/rateA)
+				mRead[b.name][i] = append(mRead[b.name][i], read)
+				t.Logf("round %d: m%s, %d at once: %s (%.2f s, first row at %.2f s, cpu %.2f s, dorissim %.2f s, peak RSS %.0f MB); m/a %.2f, from the first rows %.2f",
+					round+1, b.name, n, fmtRate(rateM, "rows/s"), m.wall.Seconds(), m.firstRow.Seconds(), m.cpu.Seconds(), simM.Seconds(), mb(m.peakRSS), rateM/rateA, read)
 			}
 			t.Setenv("RPCONNECT_DORIS_BIN", headBin)
 		}
@@ -115,7 +124,8 @@ func TestSnapshotRatioBench(t *testing.T) {
 	for i, n := range atOnce {
 		for _, b := range bins {
 			rows = append(rows, info(fmt.Sprintf("m%s/a rows/s, max_parallel_snapshot_tables %d (0: default), median of %d", b.name, n, rounds),
-				fmtRatios(mRatio[b.name][i])))
+				fmtRatios(mRatio[b.name][i])),
+				info("   the same from each run's first row to its last", fmtRatios(mRead[b.name][i])))
 		}
 	}
 	if narrow {
@@ -181,10 +191,17 @@ func seedRatioTables(t *testing.T, ctx context.Context, s *sim, narrow bool) {
 // runManySnapshot is row m's snapshot, timed to its last row and stopped
 // there (without the idle span that follows in row m).
 func runManySnapshot(t *testing.T, ctx context.Context, s *sim, atOnce int, prof string) (procResult, error) {
-	addr := freePort(t)
-	extra := []string{"scan_mode: initial", "max_parallel_snapshot_splits: 2", "binlog_poll_interval: 1s"}
+	addr := testnet.FreeAddr(t)
+	splits := "2"
+	if v := os.Getenv("BENCH_MANY_SPLITS"); v != "" {
+		splits = v
+	}
+	extra := []string{"scan_mode: initial", "max_parallel_snapshot_splits: " + splits, "binlog_poll_interval: 1s"}
 	if atOnce > 0 {
 		extra = append(extra, fmt.Sprintf("max_parallel_snapshot_tables: %d", atOnce))
+	}
+	if v := os.Getenv("BENCH_MANY_TABLET_SIZE"); v != "" {
+		extra = append(extra, "request_tablet_size: "+v)
 	}
 	cfg := multiConfig(s, manyInclude, addr, extra...)
 	var onLine func(string, time.Time)
@@ -207,22 +224,24 @@ func runManySnapshot(t *testing.T, ctx context.Context, s *sim, atOnce int, prof
 	if prof != "" {
 		go captureProfile(t, addr, prof)
 	}
-	res := runRPConnect(t, ctx, cfg, func() bool { return scrapeRows(addr, "snapshot") >= total }, onLine)
+	res := runRPConnectWith(t, ctx, cfg, runOpts{
+		stop:     func(int) bool { return scrapeRows(addr, "snapshot") >= total },
+		onLine:   onLine,
+		rowsAddr: addr,
+	})
 	if res.wall == 0 {
 		return res, fmt.Errorf("row m: the input stopped before its snapshot ended")
 	}
 	return res, nil
 }
 
-// runSnapshotA is row a's snapshot; with prof set, its debug endpoints are
-// on and a CPU profile is captured while it reads.
+// runSnapshotA is row a's snapshot, with the time to its first row; with
+// prof set, its debug endpoints are on and a CPU profile is captured while
+// it reads.
 func runSnapshotA(t *testing.T, ctx context.Context, s *sim, prof string) procResult {
-	if prof == "" {
-		return runRPConnect(t, ctx, snapshotConfig(s, "mixed"), nil, nil)
+	addr := testnet.FreeAddr(t)
+	if prof != "" {
+		go captureProfile(t, addr, prof)
 	}
-	addr := freePort(t)
-	cfg := inputConfig(s, "mixed", "scan_mode: snapshot", "max_parallel_snapshot_splits: 2") + "output:\n  drop: {}\n" +
-		fmt.Sprintf("http:\n  enabled: true\n  address: %s\n  debug_endpoints: true\n", addr) + quietTail
-	go captureProfile(t, addr, prof)
-	return runRPConnect(t, ctx, cfg, nil, nil)
+	return runRPConnectWith(t, ctx, snapshotConfigAt(s, "mixed", addr, prof != ""), runOpts{rowsAddr: addr})
 }
