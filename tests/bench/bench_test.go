@@ -49,8 +49,9 @@ type results struct {
 	backlogEvents                   int64
 	latency                         latencyResult
 	partitions                      partitionResults
-	multi                           multiResult // multitable_test.go
-	idle                            idleResult  // idle_test.go
+	multi                           multiResult  // multitable_test.go
+	pairs                           pairedRatios // pairs_test.go
+	idle                            idleResult   // idle_test.go
 	// CPU of the test process (in-process paths) and of dorissim, per path.
 	mysqlCPU, rawCPU                   time.Duration
 	simSnapCPU, simMySQLCPU, simRawCPU time.Duration
@@ -114,9 +115,11 @@ func TestBench(t *testing.T) {
 	// Seeded only now, so that rows a-g run on the simulator they always had.
 	spreadFrom := seedMulti(t, ctx, s)
 	r.multi = measureMulti(t, ctx, s, spreadFrom)
+	r.pairs = measurePairs(t, ctx, s, scanFrom, spreadFrom)
 	r.idle = measureIdle(t, ctx, s) // last: its 1,000 tables would slow every listing before it
 	fmt.Println()
-	fmt.Print(renderTable(append(append(r.rows(), r.multi.rows(r.single())...), r.idle.rows()...)))
+	rows := append(r.rows(), r.multi.rows(r.single())...)
+	fmt.Print(renderTable(append(append(rows, r.pairs.rows()...), r.idle.rows()...)))
 }
 
 // cpuOf runs fn and returns the user+sys CPU it cost this process and the

@@ -210,36 +210,44 @@ func (m *multiResult) runManyTables(t *testing.T, ctx context.Context, s *sim) e
 // counted by raw Flight reads, then the binary timed until its binlog row
 // counter reaches the sum.
 func (m *multiResult) runSpreadBacklog(t *testing.T, ctx context.Context, s *sim, scanFrom string) error {
+	var err error
+	m.spreadEvents, m.spread, err = runSpread(t, ctx, s, scanFrom, os.Getenv("BENCH_PPROF"))
+	return err
+}
+
+// runSpread runs the 10-table backlog once; with dir set, it profiles the
+// binary once the rows flow.
+func runSpread(t *testing.T, ctx context.Context, s *sim, scanFrom, dir string) (int64, procResult, error) {
 	time.Sleep(1100 * time.Millisecond) // the window end below must pass the last commit
 	end, err := s.now(ctx)
 	if err != nil {
-		return err
+		return 0, procResult{}, err
 	}
+	var events int64
 	for i := range spreadTables {
 		raw, _, err := flightPath(ctx, s, doris.IncrSQLWhere(benchDB, spreadName(i), nil, scanFrom, end, "detail", ""))
 		if err != nil {
-			return err
+			return 0, procResult{}, err
 		}
-		m.spreadEvents += raw.rows
+		events += raw.rows
 	}
 	addr := testnet.FreeAddr(t)
 	cfg := multiConfig(s, spreadIncl, addr, "scan_mode: from-timestamp", fmt.Sprintf("scan_timestamp: %q", scanFrom),
 		"binlog_increment_type: detail", "binlog_poll_interval: 1s")
-	dir := os.Getenv("BENCH_PPROF")
 	var got int64
-	m.spread = runRPConnect(t, ctx, cfg, func() bool {
+	res := runRPConnect(t, ctx, cfg, func() bool {
 		got = scrapeRows(addr, "binlog")
 		if dir != "" && got > 0 {
 			// Profile once the rows flow, not the start-up.
 			go captureProfile(t, addr, filepath.Join(dir, "spread.pprof"))
 			dir = ""
 		}
-		return got >= m.spreadEvents
+		return got >= events
 	}, nil)
-	if got < m.spreadEvents {
-		return fmt.Errorf("spread backlog: the input delivered %d of %d events", got, m.spreadEvents)
+	if got < events {
+		return events, res, fmt.Errorf("spread backlog: the input delivered %d of %d events", got, events)
 	}
-	return nil
+	return events, res, nil
 }
 
 // requestStats reads dorissim's request counters (GET /api/_sim/stats).
@@ -331,8 +339,7 @@ func (m *multiResult) rows(ref singleRef) []row {
 				m.snap.wall.Seconds(), m.snap.firstRow.Seconds())),
 	}
 	if ref.snapRate > 0 {
-		rows = append(rows, check(fmt.Sprintf("   %d tables vs 1 table (m/a)", manyTables), fmt.Sprintf("%.2f", ratio(snapRate, ref.snapRate)),
-			">= 0.8", ratio(snapRate, ref.snapRate) >= 0.8))
+		rows = append(rows, info(fmt.Sprintf("   %d tables vs 1 table (m/a; checked in pairs, row q)", manyTables), fmt.Sprintf("%.2f", ratio(snapRate, ref.snapRate))))
 	}
 	if ref.snapRead > 0 {
 		read := ratio(fromFirstRow(m.snap, total), ref.snapRead)
@@ -349,14 +356,11 @@ func (m *multiResult) rows(ref singleRef) []row {
 				m.idle.simCPU.Seconds()/secs*1000)),
 		info(fmt.Sprintf("m. binlog backlog over %d tables, detail mode", spreadTables),
 			fmt.Sprintf("%s (%d events of %d changes), peak RSS %.0f MB", fmtRate(spreadRate, "events/s"), m.spreadEvents, backlogChanges, mb(m.spread.peakRSS))),
-		check(fmt.Sprintf("   events/s, %d tables vs 1 table (m/d)", spreadTables), fmt.Sprintf("%.2f", ratio(spreadRate, ref.backlogRate)),
-			">= 0.85", ratio(spreadRate, ref.backlogRate) >= 0.85),
+		info(fmt.Sprintf("   events/s, %d tables vs 1 table (m/d; checked in pairs, row q)", spreadTables), fmt.Sprintf("%.2f", ratio(spreadRate, ref.backlogRate))),
 		info(fmt.Sprintf("m. CPU per 1M events, backlog over %d tables", spreadTables), fmt.Sprintf("%.2f s", spreadCPU)),
-		check(fmt.Sprintf("   CPU per event, %d tables vs 1 table (m/g)", spreadTables), fmt.Sprintf("%.2f", ratio(spreadCPU, ref.backlogCPU)),
-			"<= 1.15", ratio(spreadCPU, ref.backlogCPU) <= 1.15),
-		check(fmt.Sprintf("   peak RSS, %d tables vs 1 table (m/d)", spreadTables), fmt.Sprintf("%.2f (%.0f MB / %.0f MB)",
-			ratio(float64(m.spread.peakRSS), float64(ref.backlogRSS)), mb(m.spread.peakRSS), mb(ref.backlogRSS)),
-			"<= 1.3", ratio(float64(m.spread.peakRSS), float64(ref.backlogRSS)) <= 1.3),
+		info(fmt.Sprintf("   CPU per event, %d tables vs 1 table (m/g; checked in pairs, row q)", spreadTables), fmt.Sprintf("%.2f", ratio(spreadCPU, ref.backlogCPU))),
+		info(fmt.Sprintf("   peak RSS, %d tables vs 1 table (m/d; checked in pairs, row q)", spreadTables), fmt.Sprintf("%.2f (%.0f MB / %.0f MB)",
+			ratio(float64(m.spread.peakRSS), float64(ref.backlogRSS)), mb(m.spread.peakRSS), mb(ref.backlogRSS))),
 	)
 	return append(rows, m.pinned.rows()...)
 }
