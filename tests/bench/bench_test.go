@@ -254,7 +254,7 @@ func (r *results) rows() []row {
 		info(fmt.Sprintf("f. peak RSS, %s-row mixed snapshot", count(snapshotRows)), fmt.Sprintf("%.0f MB", mb(r.snap.peakRSS))),
 		info(fmt.Sprintf("f. peak RSS, %s-row narrow snapshot", count(narrowSmall)), fmt.Sprintf("%.0f MB", mb(r.narrow1.peakRSS))),
 		check(fmt.Sprintf("f. peak RSS, %s-row narrow snapshot", count(narrowBig)), fmt.Sprintf("%.0f MB", mb(r.narrow5.peakRSS)), "< 256 MB", r.narrow5.peakRSS < 256<<20),
-		check(fmt.Sprintf("f. peak RSS %s / %s (narrow)", count(narrowBig), count(narrowSmall)), fmt.Sprintf("%.2f", ratio(rss5, rss1)), "<= 1.15", ratio(rss5, rss1) <= 1.15),
+		info(fmt.Sprintf("f. peak RSS %s / %s (narrow; checked in pairs, row q)", count(narrowBig), count(narrowSmall)), fmt.Sprintf("%.2f", ratio(rss5, rss1))),
 		info("   client CPU per 1M rows: a / b / c", fmt.Sprintf("%.2f s / %.2f s / %.2f s",
 			cpuPerM(r.snap, snapshotRows), r.mysqlCPU.Seconds()/(float64(r.mysql.rows)/1e6), r.rawCPU.Seconds()/(float64(r.raw.rows)/1e6))),
 		info("   dorissim CPU per 1M rows: a / b / c", fmt.Sprintf("%.2f s / %.2f s / %.2f s",
