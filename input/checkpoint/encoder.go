@@ -16,7 +16,8 @@ import (
 // with the table count. A Store owns one; it is not safe for concurrent use.
 type encoder struct {
 	tables map[string]*encodedTable
-	names  []string // the keys of tables, sorted
+	names  []string // the keys of tables, sorted, unless stale
+	stale  bool     // a table was added since names was built
 	gen    uint64   // counts encodes; an entry not seen in this one is gone
 	buf    bytes.Buffer
 }
@@ -89,7 +90,6 @@ func (e *encoder) encodeTables(tables map[string]*Table, hasStream bool) ([]byte
 		e.tables = map[string]*encodedTable{}
 	}
 	e.gen++
-	added := false
 	for name, t := range tables {
 		et := e.tables[name]
 		if et == nil || t == nil || !tableEqual(&et.t, t) {
@@ -103,7 +103,7 @@ func (e *encoder) encodeTables(tables map[string]*Table, hasStream bool) ([]byte
 			if et == nil {
 				et = &encodedTable{}
 				e.tables[name] = et
-				added = true
+				e.stale = true // also if a later table fails this save
 			}
 			et.t, et.json = *t, b
 			et.t.CatchUp = t.CatchUp.Clone()
@@ -115,7 +115,7 @@ func (e *encoder) encodeTables(tables map[string]*Table, hasStream bool) ([]byte
 		}
 		et.gen = e.gen
 	}
-	if added || len(e.tables) != len(tables) {
+	if e.stale || len(e.tables) != len(tables) {
 		e.names = e.names[:0]
 		for name, et := range e.tables {
 			if et.gen != e.gen {
@@ -125,6 +125,7 @@ func (e *encoder) encodeTables(tables map[string]*Table, hasStream bool) ([]byte
 			e.names = append(e.names, name)
 		}
 		slices.Sort(e.names)
+		e.stale = false
 	}
 	e.buf.Reset()
 	e.buf.WriteByte('{')

@@ -129,6 +129,33 @@ func TestEncoderForgetsRemovedTables(t *testing.T) {
 	}
 }
 
+// TestEncoderAfterFailedSaveWithNewTable: a save that adds a table and
+// fails on another must not leave the new table out of the next save.
+// Map order decides which of the two the encoder meets first, so the case
+// runs until both orders have been seen.
+func TestEncoderAfterFailedSaveWithNewTable(t *testing.T) {
+	for range 50 {
+		st := validState()
+		var enc encoder
+		if _, err := enc.encode(st); err != nil {
+			t.Fatal(err)
+		}
+		st.Tables["db.added"] = &Table{Phase: PhaseSnapshot}
+		st.Tables["db.orders"] = &Table{Phase: "bogus"}
+		if _, err := enc.encode(st); err == nil {
+			t.Fatal("a table with phase bogus was encoded")
+		}
+		st.Tables["db.orders"] = &Table{Phase: PhaseBinlog}
+		got, err := enc.encode(st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want, _ := Encode(st); !bytes.Equal(got, want) {
+			t.Fatalf("after a failed save, got\n%s\nwant\n%s", got, want)
+		}
+	}
+}
+
 // benchState is a database position: n tables streaming, one in its
 // snapshot with some tablets done.
 func benchState(n int) *State {
