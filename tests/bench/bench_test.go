@@ -185,15 +185,20 @@ func seedAll(t *testing.T, ctx context.Context, s *sim) string {
 }
 
 func snapshotConfig(s *sim, table string) string {
-	return inputConfig(s, table, "scan_mode: snapshot", "max_parallel_snapshot_splits: 2") +
-		"output:\n  drop: {}\nhttp:\n  enabled: false\n" + quietTail
+	return snapshotInput(s, table) + "http:\n  enabled: false\n" + quietTail
 }
 
 // snapshotConfigAt is snapshotConfig with the metrics at addr (and, with
 // debug, the pprof endpoints), for runOpts.rowsAddr to read.
 func snapshotConfigAt(s *sim, table, addr string, debug bool) string {
-	return inputConfig(s, table, "scan_mode: snapshot", "max_parallel_snapshot_splits: 2") + "output:\n  drop: {}\n" +
+	return snapshotInput(s, table) +
 		fmt.Sprintf("http:\n  enabled: true\n  address: %s\n  debug_endpoints: %t\nmetrics:\n  json_api: {}\n", addr, debug) + quietTail
+}
+
+// snapshotInput is row a's input and output: the table's snapshot, two
+// splits at a time, dropped.
+func snapshotInput(s *sim, table string) string {
+	return inputConfig(s, table, "scan_mode: snapshot", "max_parallel_snapshot_splits: 2") + "output:\n  drop: {}\n"
 }
 
 // runBacklog counts the backlog's events with a raw Flight read of the same
