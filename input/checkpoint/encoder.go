@@ -23,11 +23,13 @@ type encoder struct {
 }
 
 // encodedTable is a table as last encoded: the value (its slices are
-// immutable once stored, see Clone) and its JSON with the quoted key.
+// immutable once stored, see Clone), whether it was validated with a
+// stream (which some phases need), and its JSON with the quoted key.
 type encodedTable struct {
-	t    Table
-	json []byte // "key":{...}
-	gen  uint64 // the encode that last saw the table
+	t      Table
+	stream bool
+	json   []byte // "key":{...}
+	gen    uint64 // the encode that last saw the table
 }
 
 // stateHead and stateTail are State's fields before and after its tables,
@@ -92,7 +94,7 @@ func (e *encoder) encodeTables(tables map[string]*Table, hasStream bool) ([]byte
 	e.gen++
 	for name, t := range tables {
 		et := e.tables[name]
-		if et == nil || t == nil || !tableEqual(&et.t, t) {
+		if et == nil || t == nil || et.stream != hasStream || !tableEqual(&et.t, t) {
 			if err := validateTable(name, t, hasStream); err != nil {
 				return nil, fmt.Errorf("encode checkpoint: invalid state: %w", err)
 			}
@@ -105,13 +107,8 @@ func (e *encoder) encodeTables(tables map[string]*Table, hasStream bool) ([]byte
 				e.tables[name] = et
 				e.stale = true // also if a later table fails this save
 			}
-			et.t, et.json = *t, b
+			et.t, et.stream, et.json = *t, hasStream, b
 			et.t.CatchUp = t.CatchUp.Clone()
-		} else if t.Phase == PhaseCatchUp || t.Phase == PhaseBinlog {
-			// Valid last time, but only with a stream.
-			if !hasStream {
-				return nil, fmt.Errorf("encode checkpoint: invalid state: table %s is in phase %s without a stream", name, t.Phase)
-			}
 		}
 		et.gen = e.gen
 	}
