@@ -141,7 +141,7 @@ func (r *idleResult) run(t *testing.T, ctx context.Context, s *sim) error {
 			return true, err
 		}
 	}
-	res, err := runSteps(t, ctx, cfg, step)
+	res, err := runSteps(t, ctx, cfg, "", step)
 	r.peakRSS = res.peakRSS
 	if err != nil {
 		return err

@@ -166,11 +166,7 @@ func (m *multiResult) runManyTables(t *testing.T, ctx context.Context, s *sim) e
 		var err error
 		switch {
 		case snapped.IsZero():
-			n := scrapeRows(addr, "snapshot")
-			if n > 0 && m.snap.firstRow == 0 {
-				m.snap.firstRow = time.Since(began)
-			}
-			if n < total {
+			if scrapeRows(addr, "snapshot") < total {
 				return false, nil
 			}
 			snapped = time.Now()
@@ -195,8 +191,8 @@ func (m *multiResult) runManyTables(t *testing.T, ctx context.Context, s *sim) e
 		}
 		return false, err
 	}
-	res, err := runSteps(t, ctx, cfg, step)
-	m.snap.peakRSS = res.peakRSS
+	res, err := runSteps(t, ctx, cfg, addr, step)
+	m.snap.peakRSS, m.snap.firstRow = res.peakRSS, res.firstRow
 	if err != nil {
 		return err
 	}

@@ -10,14 +10,14 @@ import (
 const pairRounds = 3
 
 // pairedRatios are issue 20's ratios measured in pairs at the end of the
-// run. The narrow snapshots' peak RSS, which lands wherever a collection
-// does, went 1.01 to 1.17 between four runs of one binary. Rows a and d run minutes before the multi-table rows, and on a
+// run. Rows a and d run minutes before the multi-table rows, and on a
 // shared machine the CPU a row costs drifts by up to 1.7× over that time
 // (the same 1-table backlog took 2.5 to 4.3 s per 1M events in one
-// sitting). Each round here runs the single-table row and its multi-table
-// counterpart back to back, in alternating order, so drift between rounds
-// cancels out of each ratio; the medians are what the targets are checked
-// against.
+// sitting); the narrow snapshots' peak RSS, which lands wherever a
+// collection does, went 1.01 to 1.17 between four runs of one binary. Each
+// round here runs the single-table row and its counterpart back to back,
+// in alternating order, so drift between rounds cancels out of each ratio;
+// the medians are what the targets are checked against.
 type pairedRatios struct {
 	cpu, rate, rss []float64 // 10-table backlog / row d
 	snap, snapRead []float64 // row m's snapshot / row a, and from the first rows

@@ -56,11 +56,11 @@ func (st spanStart) cost(t *testing.T, ctx context.Context, s *sim, pid int) (sp
 // runSteps runs the binary on cfg and calls step at each of its polls
 // until step is done or fails: a measurement in stages (wait for a state,
 // read a span's start, read its end) whose readings can fail. It returns
-// the run and step's error.
-func runSteps(t *testing.T, ctx context.Context, cfg string, step func(pid int) (done bool, err error)) (procResult, error) {
+// the run and step's error. rowsAddr is runOpts.rowsAddr.
+func runSteps(t *testing.T, ctx context.Context, cfg, rowsAddr string, step func(pid int) (done bool, err error)) (procResult, error) {
 	t.Helper()
 	var stepErr error
-	res := runRPConnectWith(t, ctx, cfg, runOpts{stop: func(pid int) bool {
+	res := runRPConnectWith(t, ctx, cfg, runOpts{rowsAddr: rowsAddr, stop: func(pid int) bool {
 		done, err := step(pid)
 		if err != nil {
 			stepErr = err
