@@ -30,8 +30,13 @@ func TestCheckpointValueTooLongStopsTheInput(t *testing.T) {
 	cache := fmt.Sprintf("cache_resources:\n  - label: cp\n    doris:\n      jdbc_url: jdbc:mysql://%s\n      username: root\n      password: \"\"\n      table: ops.cp_small\n      backoff:\n        max_elapsed_time: 60s\n", srv.MySQLAddr())
 	f := newFixture(t, srv, table, harness.NewWorkload(srv, db, table, 9), &harness.Collector{})
 	// Batches of 2 end mid-window, where the position holds the last row
-	// delivered (and the table name once more).
-	in := harness.InputYAML(srv, db+"."+table, "scan_mode: latest", "batch_size: 2")
+	// delivered (and the table name once more). checkpoint_limit 2 holds
+	// the second batch back until the first is acked, so the first ack
+	// saves a mid-window position. Without it Benthos may run the acks
+	// (each on its own goroutine) with the first one last, after the
+	// window's end was registered: that ack then resolves to the window's
+	// end, which fits the column, and no save fails.
+	in := harness.InputYAML(srv, db+"."+table, "scan_mode: latest", "batch_size: 2", "checkpoint_limit: 2")
 	f.run = harness.RunStream(t, harness.StreamConfig{Input: in, Resources: cache, Logs: f.logs}, f.col)
 	key := harness.CheckpointKey(db, table)
 	harness.WaitCheckpoint(t, f.run, key)
