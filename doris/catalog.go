@@ -24,8 +24,8 @@ const catalogPage = 1000
 
 // ListDatabases lists the databases the user can see, system databases
 // left out.
-func (c *Client) ListDatabases(ctx context.Context) ([]string, error) {
-	names, err := c.pageNames(ctx, "SCHEMA_NAME", "schemata", "")
+func ListDatabases(ctx context.Context, c *Client) ([]string, error) {
+	names, err := pageNames(ctx, c, "SCHEMA_NAME", "schemata", "")
 	if err != nil {
 		return nil, fmt.Errorf("list databases: %w", err)
 	}
@@ -40,11 +40,11 @@ func (c *Client) ListDatabases(ctx context.Context) ([]string, error) {
 
 // ListTables lists every table and view of db, in byte order. A database
 // that does not exist has none.
-func (c *Client) ListTables(ctx context.Context, db string) ([]string, error) {
+func ListTables(ctx context.Context, c *Client, db string) ([]string, error) {
 	if err := ValidateLiteral(db); err != nil {
 		return nil, fmt.Errorf("list tables of %s: database name: %w", db, err)
 	}
-	names, err := c.pageNames(ctx, "TABLE_NAME", "tables", "`TABLE_SCHEMA` = "+QuoteLiteral(db))
+	names, err := pageNames(ctx, c, "TABLE_NAME", "tables", "`TABLE_SCHEMA` = "+QuoteLiteral(db))
 	if err != nil {
 		return nil, fmt.Errorf("list tables of %s: %w", db, err)
 	}
@@ -55,7 +55,7 @@ func (c *Client) ListTables(ctx context.Context, db string) ([]string, error) {
 // answered that it does not (a missing database has no tables); when the
 // FE cannot be asked or its answer cannot be read, the error says so and
 // the table must be taken as still there.
-func (c *Client) TableExists(ctx context.Context, db, table string) (bool, error) {
+func TableExists(ctx context.Context, c *Client, db, table string) (bool, error) {
 	for field, v := range map[string]string{"database": db, "table": table} {
 		if err := ValidateLiteral(v); err != nil {
 			return false, fmt.Errorf("check table %s.%s: %s name: %w", db, table, field, err)
@@ -63,7 +63,7 @@ func (c *Client) TableExists(ctx context.Context, db, table string) (bool, error
 	}
 	stmt := "SELECT `TABLE_NAME` FROM `information_schema`.`tables` WHERE `TABLE_SCHEMA` = " + QuoteLiteral(db) +
 		" AND `TABLE_NAME` = " + QuoteLiteral(table)
-	res, err := c.Statement(ctx, stmt)
+	res, err := Statement(ctx, c, stmt)
 	if err != nil {
 		return false, fmt.Errorf("check table %s.%s: %w", db, table, err)
 	}
@@ -81,11 +81,11 @@ func (c *Client) TableExists(ctx context.Context, db, table string) (bool, error
 
 // pageNames reads column col of information_schema.<table>, filtered by
 // where (may be empty), in byte order, page after page.
-func (c *Client) pageNames(ctx context.Context, col, table, where string) ([]string, error) {
+func pageNames(ctx context.Context, c *Client, col, table, where string) ([]string, error) {
 	var all []string
 	for {
 		stmt := pageSQL(col, table, where, all)
-		res, err := c.Statement(ctx, stmt)
+		res, err := Statement(ctx, c, stmt)
 		if err != nil {
 			return nil, err
 		}

@@ -54,11 +54,11 @@ func TestCatalogListsPastTheStatementRowLimit(t *testing.T) {
 	slices.Sort(dbs)
 	slices.Sort(tables)
 
-	gotDBs, err := c.ListDatabases(testCtx(t))
+	gotDBs, err := ListDatabases(testCtx(t), c)
 	if err != nil || !slices.Equal(gotDBs, dbs) {
 		t.Errorf("ListDatabases: %d databases (first %q, last %q), %v; want %d", len(gotDBs), firstName(gotDBs), lastName(gotDBs), err, len(dbs))
 	}
-	got, err := c.ListTables(testCtx(t), "bulk")
+	got, err := ListTables(testCtx(t), c, "bulk")
 	if err != nil || !slices.Equal(got, tables) {
 		t.Errorf("ListTables: %d tables (first %q, last %q), %v; want %d", len(got), firstName(got), lastName(got), err, len(tables))
 	}
@@ -74,11 +74,11 @@ func TestCatalogListsPastTheStatementRowLimit(t *testing.T) {
 		{"BULK", "t00000", false},
 		{"nodb", "t00000", false},
 	} {
-		if ok, err := c.TableExists(testCtx(t), tc.db, tc.table); err != nil || ok != tc.want {
+		if ok, err := TableExists(testCtx(t), c, tc.db, tc.table); err != nil || ok != tc.want {
 			t.Errorf("TableExists(%s, %s) = %v, %v; want %v", tc.db, tc.table, ok, err, tc.want)
 		}
 	}
-	if got, err := c.ListTables(testCtx(t), "nodb"); err != nil || len(got) != 0 {
+	if got, err := ListTables(testCtx(t), c, "nodb"); err != nil || len(got) != 0 {
 		t.Errorf("tables of a missing database: %q %v", got, err)
 	}
 }
@@ -115,7 +115,7 @@ func TestCatalogRefusesAListingOutOfOrder(t *testing.T) {
 		writeJSON(w, full)
 	})
 	c := testClient(t, ClientConfig{Retries: 1}, f.addr())
-	if got, err := c.ListTables(testCtx(t), "shop"); err == nil || !strings.Contains(err.Error(), `the FE listed "a" after "n0999", not in byte order`) {
+	if got, err := ListTables(testCtx(t), c, "shop"); err == nil || !strings.Contains(err.Error(), `the FE listed "a" after "n0999", not in byte order`) {
 		t.Fatalf("ListTables = %d tables, %v; want an out-of-order error", len(got), err)
 	}
 }
@@ -131,13 +131,13 @@ func TestCatalogSkipsSystemDatabasesAndCannotTellOnFailure(t *testing.T) {
 		writeJSON(w, `{"msg":"errCode = 2, detailMessage = backend not alive","code":1,"data":null,"count":0}`)
 	})
 	c := testClient(t, ClientConfig{Retries: 1}, f.addr())
-	if dbs, err := c.ListDatabases(testCtx(t)); err != nil || strings.Join(dbs, ",") != "odd db,shop" {
+	if dbs, err := ListDatabases(testCtx(t), c); err != nil || strings.Join(dbs, ",") != "odd db,shop" {
 		t.Fatalf("databases %q %v", dbs, err)
 	}
-	if ok, err := c.TableExists(testCtx(t), "shop", "orders"); err == nil || !strings.Contains(err.Error(), "check table shop.orders") {
+	if ok, err := TableExists(testCtx(t), c, "shop", "orders"); err == nil || !strings.Contains(err.Error(), "check table shop.orders") {
 		t.Fatalf("TableExists on a failing FE = %v, %v; want an error naming the table", ok, err)
 	}
-	if _, err := c.ListTables(testCtx(t), "shop"); err == nil || !strings.Contains(err.Error(), "list tables of shop") {
+	if _, err := ListTables(testCtx(t), c, "shop"); err == nil || !strings.Contains(err.Error(), "list tables of shop") {
 		t.Fatalf("ListTables on a failing FE = %v; want an error naming the database", err)
 	}
 }

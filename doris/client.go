@@ -39,7 +39,13 @@ type ClientConfig struct {
 // 200ms doubling, capped at 5s, jittered.
 var DefaultFEBackoff = BackoffPolicy{Base: 200 * time.Millisecond, Max: 5 * time.Second}
 
-// Client talks to the FE HTTP API of a Doris cluster.
+// Client is the transport to the FE HTTP API of a Doris cluster: the FE
+// order, credentials and retries, and one HTTP exchange (rest.go). Each
+// endpoint (statement.go, tso.go, queryplan.go, schema.go and the SQL
+// built on statements: catalog.go, showcreate.go, partitions.go,
+// fetime.go, fezone.go, frontends.go) is a function of its own file that
+// takes a Client, so that the transport has one owner and an endpoint's
+// request, parsing and errors sit together.
 //
 // Retry policy: each call makes at most Retries attempts over the FEs in
 // FERotation's order, so a healthy FE keeps serving and Host() stays

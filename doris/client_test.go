@@ -37,12 +37,12 @@ func TestNewClientValidation(t *testing.T) {
 func TestAuthHeaderSentAndWrongPasswordIsNotRetried(t *testing.T) {
 	f := newFE(t, func(w http.ResponseWriter, r *http.Request) { writeJSON(w, tsoBody(1760000000123)) })
 	good := testClient(t, ClientConfig{Retries: 3}, f.addr())
-	if _, err := good.CurrentTSO(testCtx(t)); err != nil {
+	if _, err := CurrentTSO(testCtx(t), good); err != nil {
 		t.Fatalf("with right credentials: %v", err)
 	}
 	f.hits.Store(0)
 	bad := testClient(t, ClientConfig{Retries: 3, Username: testUser, Password: "wrong-pw"}, f.addr())
-	_, err := bad.CurrentTSO(testCtx(t))
+	_, err := CurrentTSO(testCtx(t), bad)
 	var re *RequestError
 	if !errors.As(err, &re) || re.Status != http.StatusUnauthorized {
 		t.Fatalf("want auth error, got %v", err)
@@ -59,7 +59,7 @@ func TestRetryMovesToNextFEWhenOneRefuses(t *testing.T) {
 	f := newFE(t, func(w http.ResponseWriter, r *http.Request) { writeJSON(w, tsoBody(1760000000123)) })
 	dead := testnet.FreeAddr(t)
 	c := testClient(t, ClientConfig{Retries: 3}, dead, f.addr())
-	info, err := c.CurrentTSO(testCtx(t))
+	info, err := CurrentTSO(testCtx(t), c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +71,7 @@ func TestRetryMovesToNextFEWhenOneRefuses(t *testing.T) {
 	}
 	// The FE that answered stays preferred: the next call goes there first.
 	f.hits.Store(0)
-	if _, err := c.CurrentTSO(testCtx(t)); err != nil {
+	if _, err := CurrentTSO(testCtx(t), c); err != nil {
 		t.Fatal(err)
 	}
 	if c.fes.At(c.fes.Start(), 0) != f.addr() || f.hits.Load() != 1 {
@@ -89,7 +89,7 @@ func TestRetriesServerErrorsThenSucceeds(t *testing.T) {
 		writeJSON(w, tsoBody(1760000000123))
 	})
 	c := testClient(t, ClientConfig{Retries: 3}, f.addr())
-	if _, err := c.CurrentTSO(testCtx(t)); err != nil {
+	if _, err := CurrentTSO(testCtx(t), c); err != nil {
 		t.Fatalf("third attempt should succeed: %v", err)
 	}
 	if calls.Load() != 3 {
@@ -102,7 +102,7 @@ func TestRetriesExhaustedNamesFEAndEndpoint(t *testing.T) {
 		http.Error(w, "overloaded", http.StatusServiceUnavailable)
 	})
 	c := testClient(t, ClientConfig{Retries: 2}, f.addr())
-	_, err := c.CurrentTSO(testCtx(t))
+	_, err := CurrentTSO(testCtx(t), c)
 	if err == nil {
 		t.Fatal("expected error")
 	}
@@ -122,7 +122,7 @@ func TestRetriesExhaustedNamesFEAndEndpoint(t *testing.T) {
 func TestClientErrorStatusIsNotRetried(t *testing.T) {
 	f := newFE(t, func(w http.ResponseWriter, r *http.Request) { http.NotFound(w, r) })
 	c := testClient(t, ClientConfig{Retries: 3}, f.addr())
-	_, err := c.Schema(testCtx(t), "db", "t")
+	_, err := Schema(testCtx(t), c, "db", "t")
 	var re *RequestError
 	if !errors.As(err, &re) || re.Status != http.StatusNotFound {
 		t.Fatalf("want 404 RequestError, got %v", err)
@@ -142,7 +142,7 @@ func TestReadTimeoutIsRetriedAndBounded(t *testing.T) {
 		}
 	})
 	c := testClient(t, ClientConfig{Retries: 2, ReadTimeout: 50 * time.Millisecond}, slow.addr())
-	_, err := c.CurrentTSO(testCtx(t))
+	_, err := CurrentTSO(testCtx(t), c)
 	if err == nil || !strings.Contains(err.Error(), "after 2 attempts") {
 		t.Fatalf("want timeout after retries, got %v", err)
 	}
@@ -162,7 +162,7 @@ func TestBodyReadTimeout(t *testing.T) {
 		}
 	})
 	c := testClient(t, ClientConfig{Retries: 1, ReadTimeout: 50 * time.Millisecond}, f.addr())
-	_, err := c.CurrentTSO(testCtx(t))
+	_, err := CurrentTSO(testCtx(t), c)
 	if err == nil || !strings.Contains(err.Error(), "read timeout") {
 		t.Fatalf("want read timeout, got %v", err)
 	}
@@ -176,7 +176,7 @@ func TestContextCancelStopsRetries(t *testing.T) {
 	c.retry.Backoff = BackoffPolicy{Base: 20 * time.Millisecond, Max: 20 * time.Millisecond}
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
-	_, err := c.CurrentTSO(ctx)
+	_, err := CurrentTSO(ctx, c)
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("want deadline exceeded, got %v", err)
 	}
@@ -192,12 +192,12 @@ func TestTLS(t *testing.T) {
 	if c.scheme != "https" {
 		t.Fatalf("scheme %s", c.scheme)
 	}
-	if _, err := c.CurrentTSO(testCtx(t)); err != nil {
+	if _, err := CurrentTSO(testCtx(t), c); err != nil {
 		t.Fatal(err)
 	}
 	// Without trusting the test CA the handshake must fail.
 	c2 := testClient(t, ClientConfig{Retries: 1, TLS: &tls.Config{}}, f.addr())
-	if _, err := c2.CurrentTSO(testCtx(t)); err == nil {
+	if _, err := CurrentTSO(testCtx(t), c2); err == nil {
 		t.Fatal("expected certificate error")
 	}
 }
@@ -222,7 +222,7 @@ func TestContextEndWinsOverAttemptError(t *testing.T) {
 		http.Error(w, "down", http.StatusBadGateway)
 	})
 	c := testClient(t, ClientConfig{Retries: 5}, f.addr())
-	if _, err := c.CurrentTSO(ctx); !errors.Is(err, context.Canceled) {
+	if _, err := CurrentTSO(ctx, c); !errors.Is(err, context.Canceled) {
 		t.Fatalf("want context canceled, got %v", err)
 	}
 }
@@ -241,7 +241,7 @@ func TestClientTriesFEsInConfiguredOrder(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := c.CurrentTSO(testCtx(t)); err != nil {
+		if _, err := CurrentTSO(testCtx(t), c); err != nil {
 			t.Fatal(err)
 		}
 		c.Close()

@@ -41,11 +41,11 @@ var wholeSeconds = regexp.MustCompile(`^(\d+)(?:\.0*)?$`)
 // ResolveLocalTime asks the FE (statement API, global time_zone) which
 // instant the wall-clock time ts stands for. ts must be a strict
 // yyyy-MM-dd HH:mm:ss; it is validated before it reaches SQL.
-func (c *Client) ResolveLocalTime(ctx context.Context, ts string) (LocalTime, error) {
+func ResolveLocalTime(ctx context.Context, c *Client, ts string) (LocalTime, error) {
 	if err := ValidateTimestamp(ts); err != nil {
 		return LocalTime{}, err
 	}
-	res, err := c.Statement(ctx, LocalTimeSQL(ts))
+	res, err := Statement(ctx, c, LocalTimeSQL(ts))
 	if err != nil {
 		return LocalTime{}, fmt.Errorf("resolve %q in the Doris FE time zone: %w", ts, err)
 	}
@@ -83,11 +83,11 @@ func ParseLocalTimeResult(ts string, res *StatementResult) (LocalTime, error) {
 // time in the FE's time zone, once at start. A time in a repeated hour means
 // its first occurrence (changes are re-read rather than skipped); a time
 // that does not exist is a *SkippedTimeError, a config error.
-func (c *Client) ResolveScanTimestamp(ctx context.Context, ts string) (LocalTime, error) {
+func ResolveScanTimestamp(ctx context.Context, c *Client, ts string) (LocalTime, error) {
 	if err := ValidateTimestamp(ts); err != nil {
 		return LocalTime{}, fmt.Errorf("%s: %w", ScanTimestampField, err)
 	}
-	lt, err := c.ResolveLocalTime(ctx, ts)
+	lt, err := ResolveLocalTime(ctx, c, ts)
 	switch {
 	case err != nil:
 		return LocalTime{}, fmt.Errorf("%s: %w", ScanTimestampField, err)

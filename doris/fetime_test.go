@@ -42,7 +42,7 @@ func TestResolveScanTimestampAtTransitions(t *testing.T) {
 		if err := s.Exec(testCtx(t), "SET GLOBAL time_zone = '"+tc.zone+"'"); err != nil {
 			t.Fatal(err)
 		}
-		lt, err := c.ResolveScanTimestamp(testCtx(t), tc.ts)
+		lt, err := ResolveScanTimestamp(testCtx(t), c, tc.ts)
 		ms := lt.EpochMs
 		if tc.want.IsZero() {
 			if err == nil || !strings.HasPrefix(err.Error(), `scan_timestamp "`+tc.ts+`" does not exist in the Doris FE time zone `+tc.zone) {
@@ -64,7 +64,7 @@ func TestResolveScanTimestampRejects(t *testing.T) {
 		"2026-02-30 00:00:00":            "scan_timestamp: timestamp is not a valid date and time",
 		"1969-12-31 23:59:59":            "scan_timestamp: \"1969-12-31 23:59:59\" in the Doris FE time zone UTC is outside the range",
 	} {
-		if _, err := c.ResolveScanTimestamp(testCtx(t), ts); err == nil || !strings.HasPrefix(err.Error(), want) {
+		if _, err := ResolveScanTimestamp(testCtx(t), c, ts); err == nil || !strings.HasPrefix(err.Error(), want) {
 			t.Errorf("%q: %v, want %q", ts, err, want)
 		}
 	}
@@ -107,7 +107,7 @@ func TestFEZoneFormatsAsTheFE(t *testing.T) {
 		if err := s.Exec(testCtx(t), "SET GLOBAL time_zone = '"+zone+"'"); err != nil {
 			t.Fatal(err)
 		}
-		z, err := c.FETimeZone(testCtx(t))
+		z, err := FETimeZone(testCtx(t), c)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -116,7 +116,7 @@ func TestFEZoneFormatsAsTheFE(t *testing.T) {
 		} {
 			for d := -70 * time.Minute; d <= 70*time.Minute; d += 10 * time.Minute {
 				ms := around.Add(d).UnixMilli() + 999
-				res, err := c.Statement(testCtx(t), fmt.Sprintf("SELECT FROM_UNIXTIME(%d / 1000, '%%Y-%%m-%%d %%H:%%i:%%s')", ms))
+				res, err := Statement(testCtx(t), c, fmt.Sprintf("SELECT FROM_UNIXTIME(%d / 1000, '%%Y-%%m-%%d %%H:%%i:%%s')", ms))
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -26,8 +26,8 @@ type FEZone struct {
 }
 
 // FETimeZone reads the FE's time_zone through the statement API.
-func (c *Client) FETimeZone(ctx context.Context) (FEZone, error) {
-	res, err := c.Statement(ctx, TimeZoneSQL)
+func FETimeZone(ctx context.Context, c *Client) (FEZone, error) {
+	res, err := Statement(ctx, c, TimeZoneSQL)
 	if err != nil {
 		return FEZone{}, fmt.Errorf("read the Doris FE time zone: %w", err)
 	}

@@ -10,8 +10,8 @@ import (
 const flightPortColumn = "ArrowFlightSqlPort"
 
 // FlightSQLPort discovers the FE's Arrow Flight SQL port with `show frontends`.
-func (c *Client) FlightSQLPort(ctx context.Context) (int, error) {
-	res, err := c.Statement(ctx, "show frontends")
+func FlightSQLPort(ctx context.Context, c *Client) (int, error) {
+	res, err := Statement(ctx, c, "show frontends")
 	if err != nil {
 		return 0, err
 	}

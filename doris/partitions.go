@@ -18,8 +18,8 @@ type Partition struct {
 // statement API, in the order Doris returns them (ascending ranges for
 // RANGE tables). An unpartitioned table has one partition named after it;
 // an AUTO PARTITION table may have none yet.
-func (c *Client) Partitions(ctx context.Context, db, table string) ([]Partition, error) {
-	res, err := c.Statement(ctx, "SHOW PARTITIONS FROM "+QualifiedTable(db, table))
+func Partitions(ctx context.Context, c *Client, db, table string) ([]Partition, error) {
+	res, err := Statement(ctx, c, "SHOW PARTITIONS FROM "+QualifiedTable(db, table))
 	if err != nil {
 		return nil, fmt.Errorf("show partitions of %s.%s: %w", db, table, err)
 	}

@@ -22,7 +22,7 @@ func TestPartitionsListsIDsAndNames(t *testing.T) {
 		return `{"code":1,"msg":"errCode = 2, detailMessage = Unknown table 'missing'"}`
 	})
 	c := testClient(t, ClientConfig{Retries: 1}, f.addr())
-	got, err := c.Partitions(testCtx(t), "sales", "ev`x")
+	got, err := Partitions(testCtx(t), c, "sales", "ev`x")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,10 +30,10 @@ func TestPartitionsListsIDsAndNames(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("got %+v, want %+v", got, want)
 	}
-	if got, err := c.Partitions(testCtx(t), "sales", "auto"); err != nil || len(got) != 0 {
+	if got, err := Partitions(testCtx(t), c, "sales", "auto"); err != nil || len(got) != 0 {
 		t.Fatalf("AUTO table without partitions: %v %v", got, err)
 	}
-	_, err = c.Partitions(testCtx(t), "sales", "missing")
+	_, err = Partitions(testCtx(t), c, "sales", "missing")
 	if err == nil || !strings.Contains(err.Error(), "show partitions of sales.missing") || !strings.Contains(err.Error(), "Unknown table") {
 		t.Fatalf("missing table: %v", err)
 	}

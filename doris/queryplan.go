@@ -34,8 +34,8 @@ func (p *QueryPlan) TabletIDs() []int64 {
 	return ids
 }
 
-// QueryPlan asks the FE to plan sql (a `select ... from db.table [where ...]`).
-func (c *Client) QueryPlan(ctx context.Context, db, table, sql string) (*QueryPlan, error) {
+// PlanQuery asks the FE to plan sql (a `select ... from db.table [where ...]`).
+func PlanQuery(ctx context.Context, c *Client, db, table, sql string) (*QueryPlan, error) {
 	path := "/api/" + url.PathEscape(db) + "/" + url.PathEscape(table) + "/_query_plan"
 	reqBody, err := json.Marshal(map[string]string{"sql": sql})
 	if err != nil {

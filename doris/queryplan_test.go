@@ -23,7 +23,7 @@ func TestQueryPlan(t *testing.T) {
 		writeJSON(w, planDoc)
 	})
 	c := testClient(t, ClientConfig{Retries: 1}, f.addr())
-	plan, err := c.QueryPlan(testCtx(t), "sales", "orders", SnapshotSQL("sales", "orders", nil, nil, ""))
+	plan, err := PlanQuery(testCtx(t), c, "sales", "orders", SnapshotSQL("sales", "orders", nil, nil, ""))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +33,7 @@ func TestQueryPlan(t *testing.T) {
 	if plan.Tablets[0].Version != 3 || !slices.Equal(plan.Tablets[0].Routings, []string{"be1:9060", "be2:9060"}) {
 		t.Fatalf("tablet %+v", plan.Tablets[0])
 	}
-	_, err = c.QueryPlan(testCtx(t), "sales", "orders", "select nonsense")
+	_, err = PlanQuery(testCtx(t), c, "sales", "orders", "select nonsense")
 	if err == nil || !strings.Contains(err.Error(), "POST body must contains [sql] root object") {
 		t.Fatalf("exception not surfaced: %v", err)
 	}

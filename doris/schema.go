@@ -26,7 +26,7 @@ type SchemaColumn struct {
 }
 
 // Schema reads a table's schema through the FE REST API.
-func (c *Client) Schema(ctx context.Context, db, table string) (*TableSchema, error) {
+func Schema(ctx context.Context, c *Client, db, table string) (*TableSchema, error) {
 	path := "/api/" + url.PathEscape(db) + "/" + url.PathEscape(table) + "/_schema"
 	var out *TableSchema
 	err := c.withRetry(ctx, "schema of "+db+"."+table, func(ctx context.Context, fe string) error {

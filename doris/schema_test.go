@@ -18,7 +18,7 @@ func TestSchema(t *testing.T) {
 		writeJSON(w, schemaDoc)
 	})
 	c := testClient(t, ClientConfig{Retries: 1}, f.addr())
-	s, err := c.Schema(testCtx(t), "my db", "orders")
+	s, err := Schema(testCtx(t), c, "my db", "orders")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +60,7 @@ func TestSchemaStatusErrorIsNotRetried(t *testing.T) {
 		writeJSON(w, `{"code":0,"data":{"status":403,"exception":"Access denied"}}`)
 	})
 	c := testClient(t, ClientConfig{Retries: 3}, f.addr())
-	_, err := c.Schema(testCtx(t), "db", "t")
+	_, err := Schema(testCtx(t), c, "db", "t")
 	var se *StatusError
 	if !errors.As(err, &se) || se.Status != 403 || f.hits.Load() != 1 {
 		t.Fatalf("got %v after %d requests", err, f.hits.Load())

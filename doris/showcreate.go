@@ -31,9 +31,9 @@ type ColumnDef struct {
 	Type string // as written, whitespace removed, e.g. decimal(10,2), datetime(3)
 }
 
-// TableProperties runs SHOW CREATE TABLE and parses the DDL it returns.
-func (c *Client) TableProperties(ctx context.Context, db, table string) (*TableProperties, error) {
-	res, err := c.Statement(ctx, "SHOW CREATE TABLE "+QualifiedTable(db, table))
+// FetchTableProperties runs SHOW CREATE TABLE and parses the DDL it returns.
+func FetchTableProperties(ctx context.Context, c *Client, db, table string) (*TableProperties, error) {
+	res, err := Statement(ctx, c, "SHOW CREATE TABLE "+QualifiedTable(db, table))
 	if err != nil {
 		return nil, fmt.Errorf("show create table %s.%s: %w", db, table, err)
 	}

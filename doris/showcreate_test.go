@@ -113,14 +113,14 @@ func TestTableProperties(t *testing.T) {
 			`[["orders",`+jsonString(ordersDDL)+`]]`)
 	})
 	c := testClient(t, ClientConfig{Retries: 1}, f.addr())
-	p, err := c.TableProperties(testCtx(t), "sales", "orders")
+	p, err := FetchTableProperties(testCtx(t), c, "sales", "orders")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if p.TTLSeconds != 3600 || p.DatetimePrecision["created"] != 3 {
 		t.Fatalf("%+v", p)
 	}
-	_, err = c.TableProperties(testCtx(t), "sales", "missing")
+	_, err = FetchTableProperties(testCtx(t), c, "sales", "missing")
 	if err == nil || !strings.Contains(err.Error(), "show create table sales.missing") {
 		t.Fatalf("got %v", err)
 	}

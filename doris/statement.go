@@ -52,17 +52,17 @@ func (r *StatementResult) CellText(row, col int) (string, bool) {
 }
 
 // Statement runs stmt through POST /api/query/default_cluster/information_schema.
-func (c *Client) Statement(ctx context.Context, stmt string) (*StatementResult, error) {
+func Statement(ctx context.Context, c *Client, stmt string) (*StatementResult, error) {
 	var out *StatementResult
 	err := c.withRetry(ctx, "statement", func(ctx context.Context, fe string) error {
-		res, err := c.statementOn(ctx, fe, stmt)
+		res, err := statementOn(ctx, c, fe, stmt)
 		out = res
 		return err
 	})
 	return out, err
 }
 
-func (c *Client) statementOn(ctx context.Context, fe, stmt string) (*StatementResult, error) {
+func statementOn(ctx context.Context, c *Client, fe, stmt string) (*StatementResult, error) {
 	reqBody, err := json.Marshal(map[string]string{"stmt": stmt})
 	if err != nil {
 		return nil, Permanent(fmt.Errorf("encode statement: %w", err))

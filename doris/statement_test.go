@@ -47,7 +47,7 @@ func TestStatementResultCells(t *testing.T) {
 		return resultSet(`[{"name":"a","type":"CHAR"},{"name":"B","type":"BIGINT"}]`, `[["x",461373440032243713],[null,2]]`)
 	})
 	c := testClient(t, ClientConfig{Retries: 1}, f.addr())
-	res, err := c.Statement(testCtx(t), "select 'x', 1")
+	res, err := Statement(testCtx(t), c, "select 'x', 1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func TestStatementSQLErrorIsNotRetried(t *testing.T) {
 		return `{"code":1,"msg":"errCode = 2, detailMessage = Unknown table 'x'","data":null}`
 	})
 	c := testClient(t, ClientConfig{Retries: 3}, f.addr())
-	_, err := c.Statement(testCtx(t), "select * from x")
+	_, err := Statement(testCtx(t), c, "select * from x")
 	if err == nil || !strings.Contains(err.Error(), "Failed to execute Doris statement: errCode = 2, detailMessage = Unknown table 'x'") {
 		t.Fatalf("got %v", err)
 	}
@@ -92,7 +92,7 @@ func TestStatementSQLErrorIsNotRetried(t *testing.T) {
 func TestStatementMalformedIsRetried(t *testing.T) {
 	f := statementFE(t, 1, func(string) string { return `{"code":0,"data":{"meta":"oops"}}` })
 	c := testClient(t, ClientConfig{Retries: 2}, f.addr())
-	_, err := c.Statement(testCtx(t), "select 1")
+	_, err := Statement(testCtx(t), c, "select 1")
 	if err == nil || !strings.Contains(err.Error(), "Invalid Doris statement response") {
 		t.Fatalf("got %v", err)
 	}
@@ -122,7 +122,7 @@ func TestFlightSQLPort(t *testing.T) {
 		return resultSet(meta, `[["fe1","10.0.0.9","9010","8030","9030","9020","29747","FOLLOWER"],["fe2","127.0.0.1","9010","8030","9030","9020",8070,"FOLLOWER"]]`)
 	})
 	c := testClient(t, ClientConfig{Retries: 1}, f.addr())
-	port, err := c.FlightSQLPort(testCtx(t))
+	port, err := FlightSQLPort(testCtx(t), c)
 	if err != nil {
 		t.Fatal(err)
 	}

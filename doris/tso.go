@@ -29,10 +29,10 @@ func Compose(physMs, logical int64) int64 {
 }
 
 // CurrentTSO reads GET /api/tso; it does not advance the TSO.
-func (c *Client) CurrentTSO(ctx context.Context) (TSOInfo, error) {
+func CurrentTSO(ctx context.Context, c *Client) (TSOInfo, error) {
 	var out TSOInfo
 	err := c.withRetry(ctx, "current TSO", func(ctx context.Context, fe string) error {
-		info, err := c.tsoOn(ctx, fe)
+		info, err := tsoOn(ctx, c, fe)
 		out = info
 		return err
 	})
@@ -41,7 +41,7 @@ func (c *Client) CurrentTSO(ctx context.Context) (TSOInfo, error) {
 
 // tsoOn asks one FE. A code != 0 (FE not ready, not master) stays
 // retryable: another FE or a later attempt may answer.
-func (c *Client) tsoOn(ctx context.Context, fe string) (TSOInfo, error) {
+func tsoOn(ctx context.Context, c *Client, fe string) (TSOInfo, error) {
 	body, err := c.roundTrip(ctx, fe, http.MethodGet, tsoPath, nil)
 	if err != nil {
 		return TSOInfo{}, err

@@ -68,7 +68,7 @@ func TestCurrentTSOCodeErrorTriesNextFE(t *testing.T) {
 		writeJSON(w, tsoBody(1760000000123))
 	})
 	c := testClient(t, ClientConfig{Retries: 2}, notReady.addr(), good.addr())
-	info, err := c.CurrentTSO(testCtx(t))
+	info, err := CurrentTSO(testCtx(t), c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func TestCurrentTSOCodeErrorTriesNextFE(t *testing.T) {
 		t.Fatalf("tso %d", info.TSO)
 	}
 	c2 := testClient(t, ClientConfig{Retries: 1}, notReady.addr())
-	_, err = c2.CurrentTSO(testCtx(t))
+	_, err = CurrentTSO(testCtx(t), c2)
 	if err == nil || !strings.Contains(err.Error(), "Failed to get current Doris TSO: FE not ready") {
 		t.Fatalf("got %v", err)
 	}

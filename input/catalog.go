@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/redpanda-data/benthos/v4/public/service"
+
+	"github.com/rpconnect-doris/rpconnect-doris/doris"
 )
 
 // catalog answers what the FE holds: which tables the selection names or
@@ -24,7 +26,7 @@ func (cat *catalog) candidates(ctx context.Context) ([]tableName, error) {
 	sel := &cat.conf.Selection
 	var dbs []string
 	if sel.byPattern() {
-		all, err := cat.c.rest.ListDatabases(ctx)
+		all, err := doris.ListDatabases(ctx, cat.c.rest)
 		if err != nil {
 			return nil, err
 		}
@@ -55,11 +57,11 @@ func (cat *catalog) candidates(ctx context.Context) ([]tableName, error) {
 
 // listTables lists db's tables; a database that vanished has none.
 func (cat *catalog) listTables(ctx context.Context, db string) ([]string, error) {
-	tables, err := cat.c.rest.ListTables(ctx, db)
+	tables, err := doris.ListTables(ctx, cat.c.rest, db)
 	if err == nil {
 		return tables, nil
 	}
-	if all, lerr := cat.c.rest.ListDatabases(ctx); lerr == nil && !slices.Contains(all, db) {
+	if all, lerr := doris.ListDatabases(ctx, cat.c.rest); lerr == nil && !slices.Contains(all, db) {
 		return nil, nil
 	}
 	return nil, err

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/rpconnect-doris/rpconnect-doris/tests/dorissim"
+
+	"github.com/rpconnect-doris/rpconnect-doris/doris"
 )
 
 func catalogEnv(t *testing.T, sel selection, mode string) *simEnv {
@@ -109,7 +111,7 @@ func TestAdmitSnapshotWithoutDDL(t *testing.T) {
 func TestListTablesOfAVanishedDatabase(t *testing.T) {
 	e := catalogEnv(t, fixedSelection("d.a"), "latest")
 	e.conf.Selection.fixed = append(e.conf.Selection.fixed, newTableName("gone\x00", "t"))
-	if _, err := e.c.rest.ListTables(testCtx(t), "gone\x00"); err == nil {
+	if _, err := doris.ListTables(testCtx(t), e.c.rest, "gone\x00"); err == nil {
 		t.Fatalf("the listing of an impossible database name did not fail; the test needs a failing listing")
 	}
 	if got, want := candidateKeys(t, e), []string{"d.a"}; !slices.Equal(got, want) {

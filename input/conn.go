@@ -48,7 +48,7 @@ func openConn(ctx context.Context, conf *Config, log *service.Logger) (*conn, er
 	if err != nil {
 		return nil, err
 	}
-	zone, err := rest.FETimeZone(ctx)
+	zone, err := doris.FETimeZone(ctx, rest)
 	if err != nil {
 		return nil, err
 	}
@@ -152,7 +152,7 @@ func (c *conn) flightPort(ctx context.Context) (int, error) {
 		c.port = c.conf.FlightSQLPort
 	}
 	if c.port == 0 {
-		p, err := c.rest.FlightSQLPort(ctx)
+		p, err := doris.FlightSQLPort(ctx, c.rest)
 		if err != nil {
 			return 0, fmt.Errorf("discovering the Flight SQL port with show frontends: %w", err)
 		}

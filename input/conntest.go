@@ -7,6 +7,8 @@ import (
 	"slices"
 
 	"github.com/redpanda-data/benthos/v4/public/service"
+
+	"github.com/rpconnect-doris/rpconnect-doris/doris"
 )
 
 // ConnectionTest checks what a run needs before it starts, without reading
@@ -26,7 +28,7 @@ func connectionTest(ctx context.Context, conf *Config, log *service.Logger, m *m
 	for _, fe := range conf.FENodes {
 		rest, err := restClient(conf, log, []string{fe}, 1)
 		if err == nil {
-			_, err = rest.ListDatabases(ctx)
+			_, err = doris.ListDatabases(ctx, rest)
 			rest.Close()
 		}
 		if err != nil {

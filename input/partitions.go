@@ -3,6 +3,8 @@ package input
 import (
 	"context"
 	"slices"
+
+	"github.com/rpconnect-doris/rpconnect-doris/doris"
 )
 
 // Doris drops a partition (DROP PARTITION, dynamic partition expiry) without
@@ -12,7 +14,7 @@ import (
 // notePartitions records the table's partitions as the baseline of the next
 // comparison; a failure leaves the previous baseline.
 func (t *tableInfo) notePartitions(ctx context.Context) {
-	parts, err := t.c.rest.Partitions(ctx, t.name.db, t.name.table)
+	parts, err := doris.Partitions(ctx, t.c.rest, t.name.db, t.name.table)
 	if err != nil {
 		t.c.log.Debugf("Listing the partitions of %s failed; dropped partitions are looked for at the next discovery: %v", t.name.key, err)
 		return

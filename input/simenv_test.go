@@ -10,6 +10,8 @@ import (
 	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
 	"github.com/rpconnect-doris/rpconnect-doris/input/delivery"
 	"github.com/rpconnect-doris/rpconnect-doris/tests/dorissim"
+
+	"github.com/rpconnect-doris/rpconnect-doris/doris"
 )
 
 // simEnv is what a run takes from connecting, on the in-process simulator:
@@ -53,7 +55,7 @@ func newSimEnv(t *testing.T, sc dorissim.Config, conf *Config, stmts ...string) 
 		t.Fatal(err)
 	}
 	t.Cleanup(rest.Close)
-	zone, err := rest.FETimeZone(ctx)
+	zone, err := doris.FETimeZone(ctx, rest)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -36,7 +36,7 @@ type snapChunk struct {
 // pending plans splits with _query_plan and drops tablets already done.
 func (sr *splitReader) pending(ctx context.Context, t *tableInfo, doneTablets []int64) ([]doris.Split, int, error) {
 	planSQL := doris.SnapshotSQL(t.name.db, t.name.table, sr.conf.ReadFields, nil, sr.conf.FilterQuery)
-	qp, err := sr.c.rest.QueryPlan(ctx, t.name.db, t.name.table, planSQL)
+	qp, err := doris.PlanQuery(ctx, sr.c.rest, t.name.db, t.name.table, planSQL)
 	if err != nil {
 		return nil, 0, fmt.Errorf("query plan for %s: %w", t.name.key, err)
 	}

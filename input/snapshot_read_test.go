@@ -51,7 +51,7 @@ func newSnapFixture(t *testing.T, tune func(*Config)) *snapFixture {
 	m, f.capt = capturedMetrics(t)
 	f.sr = &splitReader{conf: f.conf, c: f.c, m: m, log: log, maxRows: 3}
 	f.t = &tableInfo{name: newTableName("d", "s"), c: f.c}
-	qp, err := f.c.rest.QueryPlan(ctx, "d", "s", doris.SnapshotSQL("d", "s", nil, nil, ""))
+	qp, err := doris.PlanQuery(ctx, f.c.rest, "d", "s", doris.SnapshotSQL("d", "s", nil, nil, ""))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,7 +30,7 @@ const propsRefreshInterval = 5 * time.Minute
 
 // refreshProperties reads the DDL now, failing rather than keeping the old.
 func (t *tableInfo) refreshProperties(ctx context.Context) (*doris.TableProperties, error) {
-	fresh, err := t.c.rest.TableProperties(ctx, t.name.db, t.name.table)
+	fresh, err := doris.FetchTableProperties(ctx, t.c.rest, t.name.db, t.name.table)
 	if err != nil {
 		return nil, fmt.Errorf("table properties of %s: %w", t.name.key, err)
 	}
@@ -89,7 +89,7 @@ func binlogProblem(conf *Config, key string, props *doris.TableProperties) strin
 // newer than the highest one seen before was dropped and created again.
 func (t *tableInfo) tabletRange(ctx context.Context) (lo, hi int64, err error) {
 	sql := doris.SnapshotSQL(t.name.db, t.name.table, nil, nil, "")
-	qp, err := t.c.rest.QueryPlan(ctx, t.name.db, t.name.table, sql)
+	qp, err := doris.PlanQuery(ctx, t.c.rest, t.name.db, t.name.table, sql)
 	if err != nil {
 		return 0, 0, fmt.Errorf("query plan for %s: %w", t.name.key, err)
 	}

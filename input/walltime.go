@@ -53,7 +53,7 @@ type dorisClock interface {
 // currentBound is the current Doris time as a window bound: /api/tso's
 // physical time, floored to the second, with no FROM_UNIXTIME round trip.
 func (c *conn) currentBound(ctx context.Context) (bound, error) {
-	info, err := c.rest.CurrentTSO(ctx)
+	info, err := doris.CurrentTSO(ctx, c.rest)
 	if err != nil {
 		return 0, err
 	}

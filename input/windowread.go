@@ -226,7 +226,7 @@ func (s *windowSource) checkRetention(ctx context.Context, piece window, now *bo
 // only when the FE answers that the table is not there. A check that
 // cannot tell leaves the table in; the failure is then retried as any other.
 func (s *windowSource) gone(ctx context.Context) bool {
-	exists, err := s.wr.c.rest.TableExists(ctx, s.t.name.db, s.t.name.table)
+	exists, err := doris.TableExists(ctx, s.wr.c.rest, s.t.name.db, s.t.name.table)
 	if err != nil {
 		s.wr.log.Debugf("Reading %s failed and whether it still exists is unknown, so it is kept: %v", s.t.name.key, err)
 		return false

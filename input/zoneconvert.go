@@ -15,7 +15,7 @@ import (
 // a repeated hour means its first occurrence; a time the clocks skip is a
 // config error, since no instant is the one the user meant.
 func (s *startup) scanTimestampBound(ctx context.Context) (bound, error) {
-	lt, err := s.c.rest.ResolveScanTimestamp(ctx, s.conf.ScanTimestamp)
+	lt, err := doris.ResolveScanTimestamp(ctx, s.c.rest, s.conf.ScanTimestamp)
 	if skipped := (*doris.SkippedTimeError)(nil); errors.As(err, &skipped) {
 		return 0, fatalf("%v", err)
 	}
@@ -41,7 +41,7 @@ func (s *startup) convertToUTC(ctx context.Context, st *checkpoint.State) error 
 		if out, ok := seen[text]; ok {
 			return out, nil
 		}
-		lt, err := c.rest.ResolveLocalTime(ctx, text)
+		lt, err := doris.ResolveLocalTime(ctx, c.rest, text)
 		if err != nil {
 			return "", fmt.Errorf("converting checkpoint time %s from the Doris FE time zone to UTC: %w", text, err)
 		}

@@ -404,7 +404,7 @@ func (o *dorisLoad) tableModel(ctx context.Context, p *part) (string, error) {
 	if ok {
 		return m, nil
 	}
-	s, err := o.fe.Schema(ctx, p.db, p.table)
+	s, err := doris.Schema(ctx, o.fe, p.db, p.table)
 	if err != nil {
 		return "", fmt.Errorf("key model of %s: %w", p.target, err)
 	}

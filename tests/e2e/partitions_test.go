@@ -112,7 +112,7 @@ func checkPartitionList(t *testing.T, srv *dorissim.Server) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	parts, err := c.Partitions(ctxTimeout(t, 30*time.Second), "e2e", "daily")
+	parts, err := doris.Partitions(ctxTimeout(t, 30*time.Second), c, "e2e", "daily")
 	if err != nil || len(parts) != partDays {
 		t.Fatalf("SHOW PARTITIONS: %d partitions, %v", len(parts), err)
 	}
