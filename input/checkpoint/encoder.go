@@ -53,10 +53,8 @@ func (e *encoder) encode(s *State) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if cp.Stream != nil {
-		if err := validateWindow("stream", cp.Stream); err != nil {
-			return nil, fmt.Errorf("encode checkpoint: invalid state: %w", err)
-		}
+	if err := validateHead(cp); err != nil {
+		return nil, fmt.Errorf("encode checkpoint: invalid state: %w", err)
 	}
 	tables, err := e.encodeTables(cp.Tables, cp.Stream != nil)
 	if err != nil {
@@ -85,9 +83,6 @@ func (e *encoder) encode(s *State) ([]byte, error) {
 // encodeTables returns the tables object, encoding only what changed, and
 // forgets the tables that are gone.
 func (e *encoder) encodeTables(tables map[string]*Table, hasStream bool) ([]byte, error) {
-	if tables == nil {
-		return nil, fmt.Errorf("encode checkpoint: invalid state: tables is missing")
-	}
 	if e.tables == nil {
 		e.tables = map[string]*encodedTable{}
 	}

@@ -156,6 +156,31 @@ func TestEncoderAfterFailedSaveWithNewTable(t *testing.T) {
 	}
 }
 
+// TestEncoderHeadErrorsAreEncodes: a state without tables, with a broken
+// stream window, or both, fails in the encoder with Encode's very error, as
+// both check the state's head with validateHead.
+func TestEncoderHeadErrorsAreEncodes(t *testing.T) {
+	bad := &Window{Start: "2026-12-03 10:00:00", End: "2026-12-03 09:00:00"}
+	for _, tc := range []struct {
+		name   string
+		tables map[string]*Table
+		stream *Window
+	}{
+		{"no tables", nil, &Window{Start: "2026-12-03 10:00:00"}},
+		{"bad window", map[string]*Table{}, bad},
+		{"both", nil, bad},
+	} {
+		st := New()
+		st.Tables, st.Stream = tc.tables, tc.stream
+		_, wantErr := Encode(st)
+		var enc encoder
+		_, gotErr := enc.encode(st)
+		if wantErr == nil || gotErr == nil || gotErr.Error() != wantErr.Error() {
+			t.Errorf("%s: encoder error %v, Encode error %v", tc.name, gotErr, wantErr)
+		}
+	}
+}
+
 // benchState is a database position: n tables streaming, one in its
 // snapshot with some tablets done.
 func benchState(n int) *State {

@@ -7,18 +7,26 @@ import (
 )
 
 func validate(s *State) error {
-	if s.Tables == nil {
-		return fmt.Errorf("tables is missing")
-	}
-	if s.Stream != nil {
-		if err := validateWindow("stream", s.Stream); err != nil {
-			return err
-		}
+	if err := validateHead(s); err != nil {
+		return err
 	}
 	for name, t := range s.Tables {
 		if err := validateTable(name, t, s.Stream != nil); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// validateHead checks a state apart from its table entries, which
+// validateTable checks one by one (the Store's encoder only those that
+// changed since its last save).
+func validateHead(s *State) error {
+	if s.Tables == nil {
+		return fmt.Errorf("tables is missing")
+	}
+	if s.Stream != nil {
+		return validateWindow("stream", s.Stream)
 	}
 	return nil
 }
