@@ -44,13 +44,13 @@ func benchEncode(b *testing.B, o *dorisLoad, batch service.MessageBatch, model s
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
-		parts, err := o.split(batch)
+		parts, err := splitBatch(o.conf, batch)
 		if err != nil {
 			b.Fatal(err)
 		}
 		for _, p := range parts {
 			p.model = model
-			if err := o.encode(batch, p); err != nil {
+			if err := encodeBody(o.conf, batch, p); err != nil {
 				b.Fatal(err)
 			}
 			o.assignLabel(p)

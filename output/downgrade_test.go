@@ -67,7 +67,7 @@ func TestHTTPSRedirectToHTTPRefused(t *testing.T) {
 	o := tlsOutput(t, fe, "")
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	_, err := o.tr.call(ctx, "stream load", http.MethodPut, "/api/db/t/_stream_load", http.Header{}, []byte(`{"id":1}`))
+	_, err := o.ld.tr.call(ctx, "stream load", http.MethodPut, "/api/db/t/_stream_load", http.Header{}, []byte(`{"id":1}`))
 	if err == nil {
 		t.Fatal("a load followed an https FE's redirect to plain http")
 	}
@@ -93,7 +93,7 @@ func TestHTTPSRedirectToHTTPAllowed(t *testing.T) {
 	o := tlsOutput(t, fe, "allow_plaintext_redirects: true\n")
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	if _, err := o.tr.call(ctx, "stream load", http.MethodPut, "/api/db/t/_stream_load", http.Header{}, []byte(`{"id":1}`)); err != nil {
+	if _, err := o.ld.tr.call(ctx, "stream load", http.MethodPut, "/api/db/t/_stream_load", http.Header{}, []byte(`{"id":1}`)); err != nil {
 		t.Fatalf("with allow_plaintext_redirects: %v", err)
 	}
 	if got := be.requests(); len(got) != 1 || !strings.HasPrefix(got[0], "Basic ") {

@@ -32,7 +32,7 @@ func outputFromYAML(t testing.TB, yaml string) *dorisLoad {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o.tr.retry.Backoff = doris.BackoffPolicy{Base: time.Millisecond, Max: 5 * time.Millisecond}
+	o.ld.tr.retry.Backoff = doris.BackoffPolicy{Base: time.Millisecond, Max: 5 * time.Millisecond}
 	t.Cleanup(func() { _ = o.Close(context.Background()) })
 	return o
 }

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/redpanda-data/benthos/v4/public/service"
+
 	"github.com/rpconnect-doris/rpconnect-doris/doris"
 )
 
@@ -23,11 +25,19 @@ type loaded struct {
 	precommitted bool
 }
 
-// loadPart loads one part under its label until Doris has its rows, says
+// loader is the Stream Load exchange: a part's load under its label, the
+// label's state when an answer is lost, and two-phase commits.
+type loader struct {
+	conf *config
+	tr   *transport
+	log  *service.Logger
+}
+
+// load loads one part under its label until Doris has its rows, says
 // that an earlier load under the label already has them, or fails.
-func (o *dorisLoad) loadPart(ctx context.Context, p *part) (*loaded, error) {
+func (o *loader) load(ctx context.Context, p *part) (*loaded, error) {
 	path := "/api/" + url.PathEscape(p.db) + "/" + url.PathEscape(p.table) + "/_stream_load"
-	h := o.loadHeaders(p)
+	h := loadHeaders(o.conf, p)
 	// A label freed by an aborted earlier load is loaded again; bounded so
 	// that a label that keeps getting aborted fails the batch.
 	for round := 0; round < 3; round++ {
@@ -73,7 +83,7 @@ func (o *dorisLoad) loadPart(ctx context.Context, p *part) (*loaded, error) {
 // connection, a deadline): it may have loaded. A load that did counts as
 // loaded, so neither this batch's retry nor a later batch repeats or skips
 // it; one that did not fails with its own error.
-func (o *dorisLoad) resolveDoubt(ctx context.Context, p *part, cause error) (*loaded, error) {
+func (o *loader) resolveDoubt(ctx context.Context, p *part, cause error) (*loaded, error) {
 	var refused *httpError
 	if p.label == "" || ctx.Err() != nil || (errors.As(cause, &refused) && !doris.RetryableStatus(refused.status)) {
 		return nil, cause // no label to ask for, shutting down, or refused outright
@@ -96,7 +106,7 @@ func (o *dorisLoad) resolveDoubt(ctx context.Context, p *part, cause error) (*lo
 
 // waitLoadState polls the label's state until it stops moving: VISIBLE,
 // COMMITTED, PRECOMMITTED, ABORTED or UNKNOWN (no such label).
-func (o *dorisLoad) waitLoadState(ctx context.Context, db, label string) (string, error) {
+func (o *loader) waitLoadState(ctx context.Context, db, label string) (string, error) {
 	deadline := time.Now().Add(o.conf.stateWait)
 	for {
 		state, err := o.loadState(ctx, db, label)
@@ -115,7 +125,7 @@ func (o *dorisLoad) waitLoadState(ctx context.Context, db, label string) (string
 	}
 }
 
-func (o *dorisLoad) loadState(ctx context.Context, db, label string) (string, error) {
+func (o *loader) loadState(ctx context.Context, db, label string) (string, error) {
 	path := "/api/" + url.PathEscape(db) + "/get_load_state?label=" + url.QueryEscape(label)
 	data, err := o.tr.call(ctx, "load state of label "+label, http.MethodGet, path, nil, nil)
 	if err != nil {
@@ -126,7 +136,7 @@ func (o *dorisLoad) loadState(ctx context.Context, db, label string) (string, er
 
 // finishTxn commits or aborts a pre-committed load, by transaction id when
 // the load answered one, else by label.
-func (o *dorisLoad) finishTxn(ctx context.Context, l *loaded, operation string) error {
+func (o *loader) finishTxn(ctx context.Context, l *loaded, operation string) error {
 	path := "/api/" + url.PathEscape(l.part.db) + "/_stream_load_2pc"
 	h := http.Header{}
 	setRaw(h, "txn_operation", operation)
@@ -162,7 +172,7 @@ const (
 
 // abortAll aborts what was pre-committed; the batch fails anyway, so abort
 // errors are only logged (Doris aborts a forgotten pre-commit on timeout).
-func (o *dorisLoad) abortAll(ls []*loaded, cause error) error {
+func (o *loader) abortAll(ls []*loaded, cause error) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	for _, l := range ls {

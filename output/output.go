@@ -7,11 +7,7 @@ package output
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
-	"net/http"
-	"strings"
-	"sync"
+	"time"
 
 	"github.com/redpanda-data/benthos/v4/public/service"
 
@@ -46,15 +42,12 @@ func newOutput(pc *service.ParsedConfig, mgr *service.Resources) (service.BatchO
 
 // dorisLoad is the output. It is safe for concurrent WriteBatch calls.
 type dorisLoad struct {
-	conf *config
-	tr   *transport
-	fe   *doris.Client // schema lookups
-	log  *service.Logger
+	conf   *config
+	ld     *loader
+	models *keyModels
+	log    *service.Logger
 
 	inOrder doris.BackoffPolicy // between in-place retries of a batch
-
-	modelsMu sync.Mutex
-	models   map[string]string // target -> keysType
 }
 
 func newDorisLoad(conf *config, log *service.Logger) (*dorisLoad, error) {
@@ -70,13 +63,12 @@ func newDorisLoad(conf *config, log *service.Logger) (*dorisLoad, error) {
 	if err != nil {
 		return nil, err
 	}
+	tr := newTransport(transportConfig{ClientConfig: cc, LoadLimit: conf.loadLimit(), AllowPlaintextRedirects: conf.allowPlainHop})
 	return &dorisLoad{
-		conf:   conf,
-		tr:     newTransport(transportConfig{ClientConfig: cc, LoadLimit: conf.loadLimit(), AllowPlaintextRedirects: conf.allowPlainHop}),
-		fe:     fe,
-		log:    log,
-		models: map[string]string{},
-
+		conf:    conf,
+		ld:      &loader{conf: conf, tr: tr, log: log},
+		models:  newKeyModels(fe),
+		log:     log,
 		inOrder: inOrderBackoff,
 	}, nil
 }
@@ -85,8 +77,99 @@ func newDorisLoad(conf *config, log *service.Logger) (*dorisLoad, error) {
 func (o *dorisLoad) Connect(context.Context) error { return nil }
 
 func (o *dorisLoad) Close(context.Context) error {
-	o.tr.close()
-	o.fe.Close()
+	o.ld.tr.close()
+	o.models.fe.Close()
+	return nil
+}
+
+// inOrderBackoff is the wait between in-place retries of a batch of change
+// events, 1s doubling to 30s; not jittered, since the log line says how
+// long it waits.
+var inOrderBackoff = doris.BackoffPolicy{Base: time.Second, Max: 30 * time.Second, NoJitter: true}
+
+// WriteBatch loads each target's share of the batch, then (two_phase_commit)
+// commits them all. What was loaded stays loaded under its label, so a retry
+// skips it. A failed batch of change events is retried here, in place: if it
+// went back to Benthos, later batches would be loaded before it and an
+// older change could overwrite a newer one.
+func (o *dorisLoad) WriteBatch(ctx context.Context, batch service.MessageBatch) error {
+	parts, err := splitBatch(o.conf, batch)
+	if err != nil {
+		return err
+	}
+	inOrder := false
+	for _, p := range parts {
+		inOrder = inOrder || (p.cdc && o.conf.retryInOrder)
+	}
+	for attempt := 1; ; attempt++ {
+		err := o.writeParts(ctx, batch, parts)
+		// A batch that fails the same way on every attempt (a delete into a
+		// DUPLICATE KEY table, a message that is not a JSON object) is
+		// marked permanent: retrying it here would only hide it.
+		if err == nil || !inOrder || doris.IsPermanent(err) || ctx.Err() != nil {
+			return err
+		}
+		wait := o.inOrder.Wait(attempt)
+		o.log.Errorf("doris_load: attempt %d: %v; retrying in %s so that later changes do not overtake this batch", attempt, err, wait)
+		if serr := doris.Sleep(ctx, wait); serr != nil {
+			return err
+		}
+	}
+}
+
+// writeParts loads the parts not yet in Doris. Labels stay with their parts
+// across the attempts of this call, which are known to carry the same rows;
+// a batch handed back to Benthos takes them with it. Benthos may never
+// deliver that batch again (a fallback output, a dropped message), and a
+// later batch with equal rows must not find its rows already "loaded" under
+// a kept label, so the next call labels afresh.
+func (o *dorisLoad) writeParts(ctx context.Context, batch service.MessageBatch, parts []*part) error {
+	if err := o.prepare(ctx, batch, parts); err != nil {
+		return err
+	}
+	done := make([]*loaded, 0, len(parts))
+	for _, p := range parts {
+		if p.rows == 0 || p.loaded {
+			continue
+		}
+		l, err := o.ld.load(ctx, p)
+		if err != nil {
+			return o.ld.abortAll(done, err)
+		}
+		done = append(done, l)
+		p.loaded = !l.precommitted
+	}
+	for i, l := range done {
+		if !l.precommitted {
+			continue
+		}
+		if err := o.ld.finishTxn(ctx, l, txnCommit); err != nil {
+			// done[i] is in doubt: aborting a committed txn only fails.
+			return o.ld.abortAll(done[i:], err)
+		}
+		l.part.loaded = true
+	}
+	return nil
+}
+
+// prepare encodes and labels the parts that are not yet.
+func (o *dorisLoad) prepare(ctx context.Context, batch service.MessageBatch, parts []*part) error {
+	var err error
+	for _, p := range parts {
+		if p.ready {
+			continue
+		}
+		if needsModel(o.conf, p) && p.model == "" {
+			if p.model, err = o.models.of(ctx, p); err != nil {
+				return err
+			}
+		}
+		if err := encodeBody(o.conf, batch, p); err != nil {
+			return doris.Permanent(err)
+		}
+		o.assignLabel(p)
+		p.ready = true
+	}
 	return nil
 }
 
@@ -101,75 +184,4 @@ func (o *dorisLoad) assignLabel(p *part) {
 		return
 	}
 	p.label = randomLabel(o.conf.labelPrefix)
-}
-
-// loadHeaders are the Stream Load headers of one part.
-func (o *dorisLoad) loadHeaders(p *part) http.Header {
-	c := o.conf
-	h := http.Header{}
-	for k, v := range c.headers {
-		setRaw(h, k, v)
-	}
-	setRaw(h, "format", c.format)
-	if c.format == formatJSON {
-		setRaw(h, "read_json_by_line", "true")
-	}
-	if p.label != "" {
-		setRaw(h, "label", p.label)
-	}
-	unique := p.model == keysUnique
-	deleteSign := p.cdc && unique
-	cols := c.columns
-	if cols != "" {
-		if deleteSign {
-			cols += "," + deleteSignColumn
-		}
-		if c.seqCol != "" {
-			cols += "," + c.seqCol
-		}
-		setRaw(h, "columns", cols)
-	} else if deleteSign {
-		setRaw(h, "hidden_columns", deleteSignColumn)
-	}
-	if c.seqCol != "" && unique {
-		setRaw(h, "function_column.sequence_col", c.seqCol)
-	}
-	if c.partial {
-		setRaw(h, "partial_columns", "true")
-	}
-	setIf(h, "max_filter_ratio", c.maxFilterRatio)
-	setIf(h, "strict_mode", c.strictMode)
-	setIf(h, "timeout", c.timeoutSecs)
-	if c.twoPC {
-		setRaw(h, "two_phase_commit", "true")
-	}
-	if c.groupCommit != groupCommitOff {
-		setRaw(h, "group_commit", c.groupCommit)
-	}
-	return h
-}
-
-func setIf(h http.Header, k, v string) {
-	if v != "" {
-		setRaw(h, k, v)
-	}
-}
-
-// setRaw keeps the header name as Doris documents it (lower case, dots)
-// instead of Go's canonical form, as Doris's own clients send it.
-func setRaw(h http.Header, k, v string) {
-	for old := range h {
-		if strings.EqualFold(old, k) {
-			delete(h, old)
-		}
-	}
-	h[k] = []string{v}
-}
-
-func jsonString(s string) ([]byte, error) {
-	b, err := json.Marshal(s)
-	if err != nil {
-		return nil, fmt.Errorf("encode %q: %w", s, err)
-	}
-	return b, nil
 }

@@ -249,8 +249,8 @@ func TestFailsOverToTheNextFE(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer o.Close(testCtx(t))
-	o.tr.retry.Backoff = doris.BackoffPolicy{Base: time.Millisecond, Max: time.Millisecond}
-	o.tr.fes = doris.NewFERotation([]string{deadAddr, f.addr()}) // keep the dead one first
+	o.ld.tr.retry.Backoff = doris.BackoffPolicy{Base: time.Millisecond, Max: time.Millisecond}
+	o.ld.tr.fes = doris.NewFERotation([]string{deadAddr, f.addr()}) // keep the dead one first
 	if err := o.WriteBatch(testCtx(t), service.MessageBatch{service.NewMessage([]byte(`{"id":1}`))}); err != nil {
 		t.Fatalf("with one FE down: %v", err)
 	}
@@ -268,16 +268,16 @@ func TestTwoPhaseCommitFinishesALeftoverPrecommit(t *testing.T) {
 	f.models["db.t"] = keysUnique
 	batch := service.MessageBatch{change(`{"id":1}`, "s", "t", opInsert, 42, 1), change(`{"id":2}`, "s", "t", opInsert, 42, 2)}
 	dead := newTestOutput(t, f, "table_identifier: db.t\ntwo_phase_commit: true\n")
-	parts, err := dead.split(batch)
+	parts, err := splitBatch(dead.conf, batch)
 	if err != nil {
 		t.Fatal(err)
 	}
 	parts[0].model = keysUnique
-	if err := dead.encode(batch, parts[0]); err != nil {
+	if err := encodeBody(dead.conf, batch, parts[0]); err != nil {
 		t.Fatal(err)
 	}
 	dead.assignLabel(parts[0])
-	if _, err := dead.loadPart(testCtx(t), parts[0]); err != nil { // pre-commit, then "crash"
+	if _, err := dead.ld.load(testCtx(t), parts[0]); err != nil { // pre-commit, then "crash"
 		t.Fatal(err)
 	}
 	if rows := f.visibleRows("db.t"); len(rows) != 0 {
