@@ -7,26 +7,6 @@ import (
 	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
 )
 
-// catchUp reads, for each table whose snapshot finished (or that was found)
-// after the chain had moved on, its own binlog from its start to the
-// chain's start, and then lets it join the chain. A table whose start the
-// chain has not reached yet waits. Tables with the same catch-up window
-// and progress (those found by one discovery, say) are read together as
-// one merged window, so a thousand new tables join in one read, not in a
-// thousand.
-func (co *coordinator) catchUp(ctx context.Context) error {
-	groups, err := co.catchUpGroups()
-	if err != nil {
-		return err
-	}
-	for _, g := range groups {
-		if err := co.catchUpGroup(ctx, g); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // catchUpSet is tables that catch up on one window from one position.
 type catchUpSet struct {
 	tables []*tableInfo
@@ -34,16 +14,16 @@ type catchUpSet struct {
 	last   *checkpoint.Pos // the last row delivered of w, nil for none
 }
 
-// catchUpGroups gives the tables ready to catch up, grouped by window and
-// progress, in the order of their first table's name.
-func (co *coordinator) catchUpGroups() ([]*catchUpSet, error) {
+// catchUpGroups groups the tables in their catch-up phase that are ready
+// to catch up by window and progress, in the order of their first table.
+func catchUpGroups(em *emitter, tables []*tableInfo) ([]*catchUpSet, error) {
 	var groups []*catchUpSet
 	index := map[string]*catchUpSet{}
-	for _, t := range co.phaseTables(checkpoint.PhaseCatchUp) {
+	for _, t := range tables {
 		key := t.name.key
 		var chainText string
 		var own checkpoint.Window
-		co.em.view(func(st *checkpoint.State) {
+		em.view(func(st *checkpoint.State) {
 			chainText, own = st.Stream.Start, *st.Tables[key].CatchUp.Clone()
 		})
 		chainStart, err := parseBound(chainText)
@@ -75,12 +55,12 @@ func (co *coordinator) catchUpGroups() ([]*catchUpSet, error) {
 	return groups, nil
 }
 
-// catchUpGroup reads g's window of its tables merged in commit order, as a
+// read reads g's window of its tables merged in commit order, as a
 // chain window is read; each batch records its last row as the progress of
 // every table of g, which is what a restart skips to, since the rows of
 // all of them up to it were delivered. The tables then join the chain, or
 // catch up the rest when the chain moved on meanwhile.
-func (co *coordinator) catchUpGroup(ctx context.Context, g *catchUpSet) error {
+func (g *catchUpSet) read(ctx context.Context, co *coordinator) error {
 	w := g.w
 	for _, t := range g.tables {
 		co.log.Infof("Table %s catches up on its binlog [%s, %s) before joining the shared windows", t.name.key, w.start, w.end)

@@ -186,7 +186,7 @@ func TestCatchUpReadsTablesOfOneWindowTogether(t *testing.T) {
 	delivered := checkpoint.Pos{TSO: 1 << 62, Table: "d.c"}
 	st.Tables["d.c"].CatchUp.Last = &delivered
 	co, sink := testCoordinator(t, e, st, &fakeClock{answers: []bound{mustBound(t, at(20))}}, "d.a", "d.b", "d.c")
-	groups, err := co.catchUpGroups()
+	groups, err := catchUpGroups(co.em, co.phaseTables(checkpoint.PhaseCatchUp))
 	if err != nil {
 		t.Fatal(err)
 	}

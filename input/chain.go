@@ -26,41 +26,18 @@ func windowOf(what string, w *checkpoint.Window) (out window, open bool, err err
 	return out, false, nil
 }
 
-// runStream follows the window chain forever: take end = the current Doris
-// time, read [start, end) of every streaming table, then start = end.
-// Windows chain without gaps, and a window is never shortened or skipped.
-// Between windows it lists the tables again when discovery is due, and lets
-// tables whose snapshot finished catch up and join.
-func (co *coordinator) runStream(ctx context.Context) error {
-	if err := co.waitChainSnapshots(ctx); err != nil {
-		return err
-	}
-	var text string
-	co.em.view(func(st *checkpoint.State) { text = st.Stream.Start })
-	start, err := parseBound(text)
-	if err != nil {
-		return fmt.Errorf("binlog stream start: %w", err)
-	}
-	co.log.Infof("Binlog phase: reading %s changes of %d table(s) from %s", co.conf.IncrementType, len(co.phaseTables(checkpoint.PhaseBinlog)), co.c.describeBound(start))
-	lastTick, lastDiscovery := time.Time{}, time.Now()
-	for {
-		if co.conf.DiscoveryInterval > 0 && time.Since(lastDiscovery) >= co.conf.DiscoveryInterval {
-			if err := co.discover(ctx); err != nil {
-				return err
-			}
-			lastDiscovery = time.Now()
-		}
-		if err := co.catchUp(ctx); err != nil {
-			return err
-		}
-		if lastTick, err = co.nextWindow(ctx, lastTick); err != nil {
-			return err
-		}
-	}
+// chain is the window chain that all streaming tables share: it chooses
+// each window's end, reads the window for every table in the binlog phase
+// and moves the chain's start past it. Windows chain without gaps, and a
+// window is never shortened or skipped.
+type chain struct {
+	co       *coordinator
+	lastTick time.Time // when the last poll ran
 }
 
-// planWindowEnd makes end durable before the window is read.
-func (co *coordinator) planWindowEnd(ctx context.Context, end bound) error {
+// planEnd makes end durable before the window is read.
+func (ch *chain) planEnd(ctx context.Context, end bound) error {
+	co := ch.co
 	co.planned.add(end)
 	if err := co.resave(ctx); err != nil {
 		return fmt.Errorf("saving the chosen window end %s to checkpoint_cache %s: %w", end, co.conf.CheckpointCache, err)
@@ -68,48 +45,28 @@ func (co *coordinator) planWindowEnd(ctx context.Context, end bound) error {
 	return nil
 }
 
-// waitChainSnapshots holds the chain at its start while a table that
-// started with it (initial mode) is still in its snapshot.
-func (co *coordinator) waitChainSnapshots(ctx context.Context) error {
-	for {
-		waiting := false
-		co.em.view(func(st *checkpoint.State) {
-			for _, t := range st.Tables {
-				waiting = waiting || t.Phase == checkpoint.PhaseSnapshot && t.Start == ""
-			}
-		})
-		if !waiting {
-			return nil
-		}
-		select {
-		case <-co.snapDone:
-		case <-ctx.Done():
-			return context.Cause(ctx)
-		}
-	}
-}
-
-// nextWindow chooses (or resumes) the chain's next window, reads it for
-// every streaming table and moves the chain past it.
-func (co *coordinator) nextWindow(ctx context.Context, lastTick time.Time) (time.Time, error) {
+// next chooses (or resumes) the chain's next window, reads it for every
+// streaming table and moves the chain past it.
+func (ch *chain) next(ctx context.Context) error {
+	co := ch.co
 	var cur checkpoint.Window
 	co.em.view(func(st *checkpoint.State) { cur = *st.Stream.Clone() })
 	w, open, err := windowOf("binlog stream window", &cur)
 	if err != nil {
-		return lastTick, err
+		return err
 	}
 	var now *bound // the Doris time the window end came from
 	if open {
 		if end, ok := co.planned.next(w.start); ok {
 			w.end = end // chosen before a restart: the same window again
 		} else {
-			ts, tick, err := co.nextWindowEnd(ctx, w.start, lastTick)
+			ts, err := ch.windowEnd(ctx, w.start)
 			if err != nil {
-				return lastTick, err
+				return err
 			}
-			w.end, lastTick, now = ts, tick, &ts
-			if err := co.planWindowEnd(ctx, w.end); err != nil {
-				return lastTick, err
+			w.end, now = ts, &ts
+			if err := ch.planEnd(ctx, w.end); err != nil {
+				return err
 			}
 		}
 	}
@@ -119,39 +76,40 @@ func (co *coordinator) nextWindow(ctx context.Context, lastTick time.Time) (time
 		st.ChainProgress(w.start.String(), w.end.String(), last)
 	})
 	if err != nil {
-		return lastTick, err
+		return err
 	}
 	co.m.window.Timing(time.Since(began).Nanoseconds())
 	if err := co.em.emit(ctx, nil, func(st *checkpoint.State) { st.AdvanceChain(w.end.String()) }); err != nil {
-		return lastTick, err
+		return err
 	}
-	return lastTick, co.dropTables(ctx, dropped)
+	return co.dropTables(ctx, dropped)
 }
 
-// nextWindowEnd waits for the next poll tick and returns the current Doris
+// windowEnd waits for the next poll tick and returns the current Doris
 // time (a UTC bound from /api/tso) once it has moved past start.
-func (co *coordinator) nextWindowEnd(ctx context.Context, start bound, lastTick time.Time) (bound, time.Time, error) {
+func (ch *chain) windowEnd(ctx context.Context, start bound) (bound, error) {
+	co := ch.co
 	var bo backoff
 	failing := false
 	for {
-		if wait := time.Until(nextTick(lastTick, co.conf.PollInterval)); wait > 0 {
+		if wait := time.Until(nextTick(ch.lastTick, co.conf.PollInterval)); wait > 0 {
 			if err := doris.Sleep(ctx, wait); err != nil {
-				return 0, lastTick, err
+				return 0, err
 			}
 		}
-		lastTick = time.Now()
+		ch.lastTick = time.Now()
 		co.m.refreshLag()
 		ts, err := co.clock.currentBound(ctx)
 		if err != nil {
 			if ctx.Err() != nil {
-				return 0, lastTick, ctx.Err()
+				return 0, ctx.Err()
 			}
 			if !failing {
 				co.log.Warnf("Reading the current Doris time failed, retrying with backoff: %v", err)
 				failing = true
 			}
 			if err := doris.Sleep(ctx, bo.next()); err != nil {
-				return 0, lastTick, err
+				return 0, err
 			}
 			continue
 		}
@@ -163,10 +121,10 @@ func (co *coordinator) nextWindowEnd(ctx context.Context, start bound, lastTick 
 		// only a real clock fault of the FE does.
 		switch {
 		case ts < start:
-			return 0, lastTick, fatalf("current Doris timestamp moved backwards from %s to %s: the FE's clock went back",
+			return 0, fatalf("current Doris timestamp moved backwards from %s to %s: the FE's clock went back",
 				co.c.describeBound(start), co.c.describeBound(ts))
 		case ts > start:
-			return ts, lastTick, nil
+			return ts, nil
 		}
 	}
 }

@@ -41,23 +41,23 @@ func chainFixture(t *testing.T, clock dorisClock) *coordinator {
 
 // A window ends at the first Doris second past its start; a clock that
 // has not moved on is asked again at the next tick.
-func TestNextWindowEndWaitsForTheClockToPassTheStart(t *testing.T) {
+func TestWindowEndWaitsForTheClockToPassTheStart(t *testing.T) {
 	start := mustBound(t, "2026-12-01 10:00:00")
 	clock := &fakeClock{answers: []bound{start, start + 3000}}
 	co := chainFixture(t, clock)
-	end, _, err := co.nextWindowEnd(context.Background(), start, time.Time{})
+	end, err := (&chain{co: co}).windowEnd(context.Background(), start)
 	if err != nil || end != start+3000 {
-		t.Fatalf("nextWindowEnd = %s, %v; want %s", end, err, start+3000)
+		t.Fatalf("windowEnd = %s, %v; want %s", end, err, start+3000)
 	}
 	if clock.calls != 2 {
 		t.Fatalf("asked the clock %d times, want 2", clock.calls)
 	}
 }
 
-func TestNextWindowEndStopsWhenTheClockGoesBack(t *testing.T) {
+func TestWindowEndStopsWhenTheClockGoesBack(t *testing.T) {
 	start := mustBound(t, "2026-12-01 10:00:00")
 	co := chainFixture(t, &fakeClock{answers: []bound{start - 1000}})
-	_, _, err := co.nextWindowEnd(context.Background(), start, time.Time{})
+	_, err := (&chain{co: co}).windowEnd(context.Background(), start)
 	if !isFatal(err) || !strings.Contains(err.Error(), "moved backwards") {
 		t.Fatalf("a clock before the start: %v, want a fatal error", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/redpanda-data/benthos/v4/public/service"
 
@@ -19,10 +20,10 @@ import (
 // is always a consistent picture of the whole input.
 type coordinator struct {
 	runEnv
-	cat *catalog
-	sr  *splitReader
-	em  *emitter
-	wr  *windowReader // set with em, when the run starts producing
+	cat   *catalog
+	snaps *snapshots
+	em    *emitter
+	wr    *windowReader // set with em, when the run starts producing
 
 	start *checkpoint.State // where the run starts: committed, or fresh
 
@@ -35,10 +36,7 @@ type coordinator struct {
 	tables  map[string]*tableInfo
 	skipped *skippedTables // tables matched but not followable
 
-	snapSem  chan struct{} // max_parallel_snapshot_tables
-	snapWG   sync.WaitGroup
-	snapDone chan struct{} // signalled when a table's snapshot finished
-	fail     context.CancelCauseFunc
+	fail context.CancelCauseFunc // ends the run, from a snapshot's goroutine
 }
 
 // runEnv is what a run takes from the input that starts it.
@@ -61,15 +59,13 @@ func newCoordinator(env runEnv, sp *startPoint, cat *catalog) *coordinator {
 	co := &coordinator{
 		runEnv:          env,
 		cat:             cat,
-		sr:              &splitReader{conf: env.conf, c: env.c, m: env.m, log: env.log, maxRows: env.maxRows},
 		start:           sp.st,
 		pendingRemovals: sp.removals,
 		pendingAdds:     sp.adds,
 		tables:          map[string]*tableInfo{},
 		skipped:         sp.skipped,
-		snapSem:         make(chan struct{}, env.conf.MaxParallelSnapshotTables),
-		snapDone:        make(chan struct{}, 1),
 	}
+	co.snaps = newSnapshots(co)
 	for _, t := range sp.tables {
 		co.follow(t)
 	}
@@ -92,17 +88,17 @@ func (co *coordinator) produce(ctx context.Context, run *delivery.Run[*checkpoin
 	}
 	co.em = &emitter{run: run, batcher: batcher, progress: co.start.Clone()}
 	co.wr = newWindowReader(co)
-	defer co.snapWG.Wait()
+	defer co.snaps.wait()
 	// The stored position's snapshots first: a table added just below
 	// starts its own, and must not be started twice.
-	co.startPendingSnapshots(ctx)
+	co.snaps.startPending(ctx)
 	if err := co.applyResumeChanges(ctx); err != nil {
 		co.stopSnapshots(cancel, err)
 		return run.Settle(err)
 	}
 	co.refreshTableGauges()
 	if co.start.Stream == nil {
-		co.snapWG.Wait()
+		co.snaps.wait()
 		if err := context.Cause(ctx); err != nil {
 			return run.Settle(err)
 		}
@@ -117,13 +113,65 @@ func (co *coordinator) produce(ctx context.Context, run *delivery.Run[*checkpoin
 	return run.Settle(err)
 }
 
+// runStream follows the window chain forever: take end = the current Doris
+// time, read [start, end) of every streaming table, then start = end.
+// Windows chain without gaps, and a window is never shortened or skipped.
+// Between windows it lists the tables again when discovery is due, and lets
+// tables whose snapshot finished catch up and join.
+func (co *coordinator) runStream(ctx context.Context) error {
+	if err := co.snaps.waitChainStart(ctx); err != nil {
+		return err
+	}
+	var text string
+	co.em.view(func(st *checkpoint.State) { text = st.Stream.Start })
+	start, err := parseBound(text)
+	if err != nil {
+		return fmt.Errorf("binlog stream start: %w", err)
+	}
+	co.log.Infof("Binlog phase: reading %s changes of %d table(s) from %s", co.conf.IncrementType, len(co.phaseTables(checkpoint.PhaseBinlog)), co.c.describeBound(start))
+	ch, disc := &chain{co: co}, &discoverer{co: co, last: time.Now()}
+	for {
+		if disc.due() {
+			if err := disc.run(ctx); err != nil {
+				return err
+			}
+		}
+		if err := co.catchUp(ctx); err != nil {
+			return err
+		}
+		if err := ch.next(ctx); err != nil {
+			return err
+		}
+	}
+}
+
+// catchUp reads, for each table whose snapshot finished (or that was found)
+// after the chain had moved on, its own binlog from its start to the
+// chain's start, and then lets it join the chain. A table whose start the
+// chain has not reached yet waits. Tables with the same catch-up window
+// and progress (those found by one discovery, say) are read together as
+// one merged window, so a thousand new tables join in one read, not in a
+// thousand.
+func (co *coordinator) catchUp(ctx context.Context) error {
+	groups, err := catchUpGroups(co.em, co.phaseTables(checkpoint.PhaseCatchUp))
+	if err != nil {
+		return err
+	}
+	for _, g := range groups {
+		if err := g.read(ctx, co); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // stopSnapshots ends the snapshots still running (of tables that joined
 // late) when the run fails for another reason, so that the failure ends the
 // run now rather than when they finish; a snapshot's own earlier failure
 // stays the cause.
 func (co *coordinator) stopSnapshots(cancel context.CancelCauseFunc, err error) {
 	cancel(err)
-	co.snapWG.Wait()
+	co.snaps.wait()
 }
 
 // applyResumeChanges removes the tables of the stored position that are no
@@ -221,7 +269,7 @@ func (co *coordinator) addTable(ctx context.Context, t *tableInfo) error {
 	}
 	co.log.Infof("Table %s joins the stream: %s", t.name.key, describeTable(&entry))
 	if snapshot {
-		co.startSnapshot(ctx, t, nil)
+		co.snaps.start(ctx, t, nil)
 	}
 	return nil
 }

@@ -29,7 +29,7 @@ func testCoordinator(t *testing.T, e *simEnv, st *checkpoint.State, clock dorisC
 	co.wr = newWindowReader(co)
 	// A failing snapshot ends the run by cancelling it: the test sees it.
 	co.fail = func(err error) { t.Errorf("the run failed: %v", err) }
-	t.Cleanup(co.snapWG.Wait)
+	t.Cleanup(co.snaps.wait)
 	return co, sink
 }
 
@@ -128,7 +128,7 @@ func TestAddTableWithSnapshotCatchesUpFromItsStart(t *testing.T) {
 	if err := co.addTable(testCtx(t), tb); err != nil {
 		t.Fatal(err)
 	}
-	co.snapWG.Wait() // the sink is the snapshot's until it finished
+	co.snaps.wait() // the sink is the snapshot's until it finished
 	if first := sink.states[0].Tables["d.a"]; first.Phase != checkpoint.PhaseSnapshot || first.Start != "2026-12-01 10:00:31" {
 		t.Fatalf("d.a joined as %+v, want a snapshot whose binlog starts at the next second", first)
 	}

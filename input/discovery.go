@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
 )
@@ -22,10 +23,25 @@ func (d *discovery) String() string {
 	return fmt.Sprintf("added %v, removed %v, recreated %v, skipped %v", d.added, d.removed, d.recreated, d.skipped)
 }
 
-// discover lists the tables again and applies what changed: new tables
-// join, dropped ones leave, recreated ones start over as new tables. A
-// failed listing is retried at the next discovery.
-func (co *coordinator) discover(ctx context.Context) error {
+// discoverer lists the tables again every table_discovery_interval, between
+// windows, and applies what changed to the run's tables.
+type discoverer struct {
+	co   *coordinator
+	last time.Time // when the last discovery ended, or the chain started
+}
+
+// due reports whether a discovery should run now.
+func (d *discoverer) due() bool {
+	iv := d.co.conf.DiscoveryInterval
+	return iv > 0 && time.Since(d.last) >= iv
+}
+
+// run lists the tables and applies what changed: new tables join, dropped
+// ones leave, recreated ones start over as new tables. A failed listing is
+// retried at the next discovery.
+func (d *discoverer) run(ctx context.Context) error {
+	defer func() { d.last = time.Now() }() // the interval runs from the end
+	co := d.co
 	cands, err := co.cat.candidates(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -34,11 +50,11 @@ func (co *coordinator) discover(ctx context.Context) error {
 		co.log.Warnf("Listing tables for discovery failed, trying again in %s: %v", co.conf.DiscoveryInterval, err)
 		return nil
 	}
-	var d discovery
+	var found discovery
 	listed := map[string]bool{}
 	for _, name := range cands {
 		listed[name.key] = true
-		if err := co.discoverOne(ctx, name, &d); err != nil {
+		if err := d.one(ctx, name, &found); err != nil {
 			return err
 		}
 	}
@@ -52,19 +68,20 @@ func (co *coordinator) discover(ctx context.Context) error {
 	if err := co.dropTables(ctx, gone); err != nil {
 		return err
 	}
-	d.removed = append(d.removed, gone...)
+	found.removed = append(found.removed, gone...)
 	co.refreshTableGauges()
-	if d.changed() {
-		co.log.Infof("Table discovery: %s", &d)
+	if found.changed() {
+		co.log.Infof("Table discovery: %s", &found)
 	}
 	return nil
 }
 
-// discoverOne handles one listed table: a known one is checked for having
-// been recreated, an unknown one admitted or skipped.
-func (co *coordinator) discoverOne(ctx context.Context, name tableName, d *discovery) error {
+// one handles one listed table: a known one is checked for having been
+// recreated, an unknown one admitted or skipped.
+func (d *discoverer) one(ctx context.Context, name tableName, found *discovery) error {
+	co := d.co
 	if t := co.table(name.key); t != nil {
-		recreated, err := co.checkIdentity(ctx, t)
+		recreated, err := d.checkIdentity(ctx, t)
 		if err != nil {
 			return err
 		}
@@ -77,7 +94,7 @@ func (co *coordinator) discoverOne(ctx context.Context, name tableName, d *disco
 		if err := co.removeTable(ctx, name.key); err != nil {
 			return err
 		}
-		d.recreated = append(d.recreated, name.key)
+		found.recreated = append(found.recreated, name.key)
 	}
 	t, problem, err := co.cat.admit(ctx, name)
 	switch {
@@ -86,7 +103,7 @@ func (co *coordinator) discoverOne(ctx context.Context, name tableName, d *disco
 		return nil
 	case problem != "":
 		if co.skipped.note(name.key, problem) {
-			d.skipped = append(d.skipped, name.key)
+			found.skipped = append(found.skipped, name.key)
 		}
 		return nil
 	}
@@ -94,15 +111,16 @@ func (co *coordinator) discoverOne(ctx context.Context, name tableName, d *disco
 	if err := co.addTable(ctx, t); err != nil {
 		return err
 	}
-	if !slices.Contains(d.recreated, name.key) {
-		d.added = append(d.added, name.key)
+	if !slices.Contains(found.recreated, name.key) {
+		found.added = append(found.added, name.key)
 	}
 	return nil
 }
 
 // checkIdentity compares the table's tablets with the highest one seen and
 // records the new highest.
-func (co *coordinator) checkIdentity(ctx context.Context, t *tableInfo) (recreated bool, err error) {
+func (d *discoverer) checkIdentity(ctx context.Context, t *tableInfo) (recreated bool, err error) {
+	co := d.co
 	lo, hi, err := t.tabletRange(ctx)
 	if err != nil {
 		co.log.Warnf("Checking the tablets of %s failed, trying again at the next discovery: %v", t.name.key, err)

@@ -98,7 +98,7 @@ func (r *discoveryRun) position() map[string]int64 {
 
 func (r *discoveryRun) discover(t *testing.T) {
 	t.Helper()
-	if err := r.co.discover(context.Background()); err != nil {
+	if err := (&discoverer{co: r.co}).run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 }

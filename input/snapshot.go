@@ -3,47 +3,89 @@ package input
 import (
 	"context"
 	"errors"
+	"sync"
 
 	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
 )
 
-// startPendingSnapshots starts the snapshot of every table the position
-// has in its snapshot phase.
-func (co *coordinator) startPendingSnapshots(ctx context.Context) {
+// snapshots runs the run's table snapshots in the background, at most
+// max_parallel_snapshot_tables at once; their rows and phase changes go
+// through the coordinator's emitter, and a failure ends the run.
+type snapshots struct {
+	co       *coordinator
+	sr       *splitReader
+	sem      chan struct{} // max_parallel_snapshot_tables
+	wg       sync.WaitGroup
+	finished chan struct{} // signalled when a table's snapshot finished
+}
+
+func newSnapshots(co *coordinator) *snapshots {
+	sr := &splitReader{conf: co.conf, c: co.c, m: co.m, log: co.log, maxRows: co.maxRows}
+	return &snapshots{co: co, sr: sr, sem: make(chan struct{}, co.conf.MaxParallelSnapshotTables), finished: make(chan struct{}, 1)}
+}
+
+// startPending starts the snapshot of every table the position has in its
+// snapshot phase.
+func (s *snapshots) startPending(ctx context.Context) {
+	co := s.co
 	for _, t := range co.phaseTables(checkpoint.PhaseSnapshot) {
 		var done []int64
 		co.em.view(func(st *checkpoint.State) { done = st.Tables[t.name.key].DoneTablets })
-		co.startSnapshot(ctx, t, done)
+		s.start(ctx, t, done)
 	}
 }
 
-// startSnapshot reads t's snapshot in the background, at most
-// max_parallel_snapshot_tables tables at once. A failure ends the run.
-func (co *coordinator) startSnapshot(ctx context.Context, t *tableInfo, done []int64) {
-	co.snapWG.Add(1)
+// start reads t's snapshot in the background.
+func (s *snapshots) start(ctx context.Context, t *tableInfo, done []int64) {
+	s.wg.Add(1)
 	go func() {
-		defer co.snapWG.Done()
+		defer s.wg.Done()
 		select {
-		case co.snapSem <- struct{}{}:
+		case s.sem <- struct{}{}:
 		case <-ctx.Done():
 			return
 		}
-		defer func() { <-co.snapSem }()
-		if err := co.snapshotTable(ctx, t, done); err != nil {
-			co.fail(err)
+		defer func() { <-s.sem }()
+		if err := s.read(ctx, t, done); err != nil {
+			s.co.fail(err)
 			return
 		}
 		select {
-		case co.snapDone <- struct{}{}:
+		case s.finished <- struct{}{}:
 		default:
 		}
 	}()
 }
 
-// snapshotTable reads every split of t that done does not cover, up to
+// wait returns when every snapshot started has ended.
+func (s *snapshots) wait() { s.wg.Wait() }
+
+// waitChainStart holds the chain at its start while a table that started
+// with it (initial mode) is still in its snapshot.
+func (s *snapshots) waitChainStart(ctx context.Context) error {
+	for {
+		waiting := false
+		s.co.em.view(func(st *checkpoint.State) {
+			for _, t := range st.Tables {
+				waiting = waiting || t.Phase == checkpoint.PhaseSnapshot && t.Start == ""
+			}
+		})
+		if !waiting {
+			return nil
+		}
+		select {
+		case <-s.finished:
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		}
+	}
+}
+
+// read reads every split of t that done does not cover, up to
 // max_parallel_snapshot_splits at a time, then moves t to its next phase.
-func (co *coordinator) snapshotTable(ctx context.Context, t *tableInfo, done []int64) error {
-	todo, total, err := co.sr.pending(ctx, t, done)
+func (s *snapshots) read(ctx context.Context, t *tableInfo, done []int64) error {
+	co := s.co
+	todo, total, err := s.sr.pending(ctx, t, done)
 	if err != nil {
 		return err
 	}
@@ -57,7 +99,7 @@ func (co *coordinator) snapshotTable(ctx context.Context, t *tableInfo, done []i
 
 	rctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	chunks, wait := co.sr.start(rctx, t, todo)
+	chunks, wait := s.sr.start(rctx, t, todo)
 	var emitErr error
 	for ch := range chunks {
 		if emitErr != nil {
@@ -76,13 +118,14 @@ func (co *coordinator) snapshotTable(ctx context.Context, t *tableInfo, done []i
 	if err := errors.Join(emitErr, wait()); err != nil {
 		return err
 	}
-	return co.finishSnapshot(ctx, key, total)
+	return s.finish(ctx, key, total)
 }
 
-// finishSnapshot moves a table past its snapshot: a table that started with
-// the chain joins it, a late one catches up from its own start, and without
-// a binlog phase the table is done.
-func (co *coordinator) finishSnapshot(ctx context.Context, key string, splits int) error {
+// finish moves a table past its snapshot: a table that started with the
+// chain joins it, a late one catches up from its own start, and without a
+// binlog phase the table is done.
+func (s *snapshots) finish(ctx context.Context, key string, splits int) error {
+	co := s.co
 	var next string
 	err := co.em.emit(ctx, nil, func(st *checkpoint.State) { next = st.FinishSnapshot(key) })
 	if err != nil {

@@ -28,14 +28,13 @@ func snapCoordinator(t *testing.T, f *snapFixture, stream bool, done []int64) (*
 	res := service.MockResources()
 	sink := &recordingSink{}
 	co := &coordinator{
-		runEnv:   runEnv{conf: f.conf, log: res.Logger(), m: f.sr.m, c: f.c, clock: f.c, maxRows: f.sr.maxRows},
-		sr:       f.sr,
-		em:       &emitter{run: sink, progress: st},
-		tables:   map[string]*tableInfo{},
-		skipped:  newSkippedTables(res.Logger()),
-		snapSem:  make(chan struct{}, f.conf.MaxParallelSnapshotTables),
-		snapDone: make(chan struct{}, 1),
+		runEnv:  runEnv{conf: f.conf, log: res.Logger(), m: f.sr.m, c: f.c, clock: f.c, maxRows: f.sr.maxRows},
+		em:      &emitter{run: sink, progress: st},
+		tables:  map[string]*tableInfo{},
+		skipped: newSkippedTables(res.Logger()),
 	}
+	co.snaps = newSnapshots(co)
+	co.snaps.sr = f.sr
 	co.follow(f.t)
 	return co, sink
 }
@@ -47,8 +46,8 @@ func runSnapshots(t *testing.T, co *coordinator) error {
 	ctx, cancel := context.WithCancelCause(testCtx(t))
 	defer cancel(nil)
 	co.fail = cancel
-	co.startPendingSnapshots(ctx)
-	co.snapWG.Wait()
+	co.snaps.startPending(ctx)
+	co.snaps.wait()
 	return context.Cause(ctx)
 }
 
@@ -133,7 +132,7 @@ func TestSnapshotEmitsSplitsAndFinishes(t *testing.T) {
 		checkFinished(t, sink, tc.next)
 		checkSplitGauges(t, f, 2, 2)
 		select {
-		case <-co.snapDone:
+		case <-co.snaps.finished:
 		default:
 			t.Errorf("stream %v: the finished snapshot was not signalled", tc.stream)
 		}
@@ -191,7 +190,7 @@ func TestSnapshotFailureEndsTheRun(t *testing.T) {
 	}
 	checkSplitGauges(t, f, 1, 2)
 	select {
-	case <-co.snapDone:
+	case <-co.snaps.finished:
 		t.Fatal("a failed snapshot was signalled as finished")
 	default:
 	}
