@@ -55,9 +55,10 @@ type Client struct {
 	fe   *grpc.ClientConn
 	fsql *flightsql.Client
 
+	eps *endpoints
+
 	mu    sync.Mutex
-	token string                      // "Bearer <token>" as the FE returned it
-	be    map[string]*grpc.ClientConn // endpoint connections by scheme+address
+	token string // "Bearer <token>" as the FE returned it
 	// session holds the SET/USE statements run through Exec, in order, to
 	// replay on the new FE session a re-handshake creates.
 	session []string
@@ -82,7 +83,7 @@ func Dial(ctx context.Context, cfg Config) (*Client, error) {
 		cfg:  cfg,
 		fe:   conn,
 		fsql: &flightsql.Client{Client: flight.NewClientFromConn(conn, nil), Alloc: memory.DefaultAllocator},
-		be:   make(map[string]*grpc.ClientConn),
+		eps:  newEndpoints(cfg),
 	}
 	if err := c.authenticate(ctx); err != nil {
 		_ = conn.Close()
@@ -177,16 +178,9 @@ func (c *Client) Close() error {
 		return nil
 	}
 	c.closed = true
-	conns := c.be
-	c.be = nil
 	c.mu.Unlock()
 
-	var errs []error
-	for addr, conn := range conns {
-		if err := conn.Close(); err != nil {
-			errs = append(errs, fmt.Errorf("close endpoint connection %s: %w", addr, err))
-		}
-	}
+	errs := []error{c.eps.close()}
 	if err := c.fe.Close(); err != nil {
 		errs = append(errs, fmt.Errorf("close doris flight sql connection %s: %w", c.cfg.Addr, err))
 	}

@@ -172,10 +172,10 @@ func TestQueryReadsAllEndpointsInOrder(t *testing.T) {
 			t.Errorf("endpoint %d served by %v, want [%s]", i, got, want)
 		}
 	}
-	cl.mu.Lock()
-	defer cl.mu.Unlock()
-	if len(cl.be) != 1 {
-		t.Errorf("cached endpoint connections = %d, want 1 (the BE, reused)", len(cl.be))
+	cl.eps.mu.Lock()
+	defer cl.eps.mu.Unlock()
+	if len(cl.eps.conns) != 1 {
+		t.Errorf("cached endpoint connections = %d, want 1 (the BE, reused)", len(cl.eps.conns))
 	}
 }
 
@@ -259,7 +259,7 @@ func TestCloseIsIdempotentAndRejectsNewEndpoints(t *testing.T) {
 	if err := cl.Close(); err != nil {
 		t.Fatalf("second Close: %v", err)
 	}
-	if _, err := cl.conn(target{addr: c.beAddr}); err == nil {
+	if _, err := cl.eps.conn(target{addr: c.beAddr}); err == nil {
 		t.Fatal("endpoint dial after Close succeeded")
 	}
 	if err := cl.Exec(testCtx(t), "q"); err == nil {

@@ -1,10 +1,13 @@
 package flight
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net/url"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	"google.golang.org/grpc"
@@ -16,7 +19,7 @@ import (
 type target struct {
 	useFE bool
 	addr  string // host:port, when !useFE
-	tls   bool   // advertised grpc+tls by parseLocation; dialled with TLS after endpointTarget
+	tls   bool   // advertised grpc+tls by parseLocation; dialled with TLS after endpoints.target
 	// upgraded: advertised grpc+tcp, dialled with TLS because TLS is
 	// configured; a failure then hints at allow_plaintext_endpoints.
 	upgraded bool
@@ -59,9 +62,28 @@ func parseLocation(uri string) (target, error) {
 	return t, nil
 }
 
-// endpointTarget chooses the connection for an endpoint: its first location,
-// or the FE connection when it has none or names the FE itself.
-func (c *Client) endpointTarget(ep *flight.FlightEndpoint) (target, error) {
+// endpoints holds a client's connections to the endpoints it fetches
+// results from (the result BEs), one per scheme and address, and applies
+// the TLS policy to what they advertise.
+type endpoints struct {
+	fe             string      // the FE's address: an endpoint naming it reuses the FE connection
+	tls            *tls.Config // nil: plaintext
+	allowPlain     bool        // AllowPlaintextEndpoints
+	connectTimeout time.Duration
+
+	mu     sync.Mutex
+	conns  map[string]*grpc.ClientConn // by target.key
+	closed bool
+}
+
+func newEndpoints(cfg Config) *endpoints {
+	return &endpoints{fe: cfg.Addr, tls: cfg.TLS, allowPlain: cfg.AllowPlaintextEndpoints, connectTimeout: cfg.ConnectTimeout,
+		conns: map[string]*grpc.ClientConn{}}
+}
+
+// target chooses the connection for an endpoint: its first location, or
+// the FE connection when it has none or names the FE itself.
+func (e *endpoints) target(ep *flight.FlightEndpoint) (target, error) {
 	if len(ep.GetLocation()) == 0 {
 		return target{useFE: true}, nil
 	}
@@ -69,24 +91,24 @@ func (c *Client) endpointTarget(ep *flight.FlightEndpoint) (target, error) {
 	if err != nil {
 		return target{}, err
 	}
-	if !t.useFE && strings.EqualFold(t.addr, c.cfg.Addr) {
+	if !t.useFE && strings.EqualFold(t.addr, e.fe) {
 		t.useFE = true
 	}
 	if t.useFE {
 		return t, nil
 	}
-	return c.transportFor(t)
+	return e.policy(t)
 }
 
-// transportFor applies the TLS policy to an advertised endpoint: with TLS
+// policy applies the TLS policy to an advertised endpoint: with TLS
 // configured every endpoint is dialled with TLS, whatever its scheme, unless
 // AllowPlaintextEndpoints keeps grpc+tcp in plaintext; without TLS a
 // grpc+tls endpoint is refused rather than dialled without verification.
-func (c *Client) transportFor(t target) (target, error) {
+func (e *endpoints) policy(t target) (target, error) {
 	switch {
-	case c.cfg.TLS == nil && t.tls:
+	case e.tls == nil && t.tls:
 		return target{}, fmt.Errorf("endpoint %s asks for TLS (grpc+tls) but no TLS is configured", t.addr)
-	case c.cfg.TLS != nil && !t.tls && !c.cfg.AllowPlaintextEndpoints:
+	case e.tls != nil && !t.tls && !e.allowPlain:
 		t.tls, t.upgraded = true, true
 	}
 	return t, nil
@@ -102,29 +124,41 @@ func upgradeHint(t target, err error) error {
 		"if it serves only plaintext, set allow_plaintext_endpoints: true to send the bearer token and rows to it unencrypted)", err, t.addr)
 }
 
-// conn returns the connection for t, dialing and caching endpoint
-// connections. grpc.NewClient connects lazily, so the caller's context bounds
-// the connect through the DoGet that follows.
-func (c *Client) conn(t target) (*grpc.ClientConn, error) {
-	if t.useFE {
-		return c.fe, nil
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.closed {
+// conn returns the connection for an endpoint target (not the FE's),
+// dialing it the first time. grpc.NewClient connects lazily, so the
+// caller's context bounds the connect through the DoGet that follows.
+func (e *endpoints) conn(t target) (*grpc.ClientConn, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
 		return nil, errors.New("doris flight sql client is closed")
 	}
-	if cc, ok := c.be[t.key()]; ok {
+	if cc, ok := e.conns[t.key()]; ok {
 		return cc, nil
 	}
-	tlsConf := c.cfg.TLS
+	tlsConf := e.tls
 	if !t.tls {
 		tlsConf = nil
 	}
-	cc, err := grpc.NewClient(t.addr, dialOptions(tlsConf, c.cfg.ConnectTimeout)...)
+	cc, err := grpc.NewClient(t.addr, dialOptions(tlsConf, e.connectTimeout)...)
 	if err != nil {
 		return nil, fmt.Errorf("dial endpoint %s: %w", t.addr, err)
 	}
-	c.be[t.key()] = cc
+	e.conns[t.key()] = cc
 	return cc, nil
+}
+
+// close closes every endpoint connection; later conn calls fail.
+func (e *endpoints) close() error {
+	e.mu.Lock()
+	conns := e.conns
+	e.conns, e.closed = nil, true
+	e.mu.Unlock()
+	var errs []error
+	for key, conn := range conns {
+		if err := conn.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("close endpoint connection %s: %w", key, err))
+		}
+	}
+	return errors.Join(errs...)
 }

@@ -38,19 +38,19 @@ func TestParseLocation(t *testing.T) {
 }
 
 func TestEndpointTargetPrefersFEForItsOwnAddress(t *testing.T) {
-	cl := &Client{cfg: Config{Addr: "fe1:9090"}}
+	eps := newEndpoints(Config{Addr: "fe1:9090"})
 	for uri, wantFE := range map[string]bool{
 		"grpc+tcp://fe1:9090": true,
 		"grpc+tcp://FE1:9090": true,
 		"grpc+tcp://be1:8050": false,
 	} {
 		ep := &flight.FlightEndpoint{Location: []*flight.Location{{Uri: uri}}}
-		got, err := cl.endpointTarget(ep)
+		got, err := eps.target(ep)
 		if err != nil || got.useFE != wantFE {
 			t.Errorf("%s: useFE=%v err=%v, want %v", uri, got.useFE, err, wantFE)
 		}
 	}
-	if got, err := cl.endpointTarget(&flight.FlightEndpoint{}); err != nil || !got.useFE {
+	if got, err := eps.target(&flight.FlightEndpoint{}); err != nil || !got.useFE {
 		t.Errorf("no location: %+v %v, want the FE", got, err)
 	}
 }

@@ -119,7 +119,7 @@ func (c *Client) executeOnce(ctx context.Context, sql string) (*flight.FlightInf
 
 // fetchEndpoint streams one endpoint's ticket batch by batch.
 func (c *Client) fetchEndpoint(ctx context.Context, idx int, ep *flight.FlightEndpoint, fn func(arrow.RecordBatch) error) error {
-	t, err := c.endpointTarget(ep)
+	t, err := c.eps.target(ep)
 	if err != nil {
 		return fmt.Errorf("doris flight sql at %s: endpoint %d: %w", c.cfg.Addr, idx, err)
 	}
@@ -127,9 +127,11 @@ func (c *Client) fetchEndpoint(ctx context.Context, idx int, ep *flight.FlightEn
 	if !t.useFE {
 		where = t.addr
 	}
-	cc, err := c.conn(t)
-	if err != nil {
-		return fmt.Errorf("doris flight sql: endpoint %d at %s: %w", idx, where, err)
+	cc := c.fe
+	if !t.useFE {
+		if cc, err = c.eps.conn(t); err != nil {
+			return fmt.Errorf("doris flight sql: endpoint %d at %s: %w", idx, where, err)
+		}
 	}
 	// Cancelling the stream on every exit frees the server side when fn
 	// stops early.

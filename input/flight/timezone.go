@@ -20,20 +20,20 @@ const UTCZone = "+00:00"
 // repeated or skipped hour.
 const UTCSessionSQL = "SET time_zone = '" + UTCZone + "'"
 
-// UseUTC puts this client's FE session in UTC and checks that it took.
+// UseUTC puts c's FE session in UTC and checks that it took.
 // Doris keeps session variables on the ConnectContext of the bearer token,
 // so this lasts for the token; Exec remembers the statement and a
 // re-handshake (a new token, a new session) replays it.
-func (c *Client) UseUTC(ctx context.Context) error {
+func UseUTC(ctx context.Context, c *Client) error {
 	if err := c.Exec(ctx, UTCSessionSQL); err != nil {
-		return fmt.Errorf("doris flight sql at %s: set the session time_zone to UTC: %w", c.cfg.Addr, err)
+		return fmt.Errorf("doris flight sql at %s: set the session time_zone to UTC: %w", c.Addr(), err)
 	}
-	zone, err := c.SessionTimeZone(ctx)
+	zone, err := SessionTimeZone(ctx, c)
 	if err != nil {
 		return err
 	}
 	if zone != UTCZone {
-		return fmt.Errorf("doris flight sql at %s: session time_zone is %q after %s", c.cfg.Addr, zone, UTCSessionSQL)
+		return fmt.Errorf("doris flight sql at %s: session time_zone is %q after %s", c.Addr(), zone, UTCSessionSQL)
 	}
 	return nil
 }
@@ -45,15 +45,15 @@ func DialUTC(ctx context.Context, cfg Config) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := c.UseUTC(ctx); err != nil {
+	if err := UseUTC(ctx, c); err != nil {
 		_ = c.Close()
 		return nil, err
 	}
 	return c, nil
 }
 
-// SessionTimeZone reads @@time_zone of this client's FE session.
-func (c *Client) SessionTimeZone(ctx context.Context) (string, error) {
+// SessionTimeZone reads @@time_zone of c's FE session.
+func SessionTimeZone(ctx context.Context, c *Client) (string, error) {
 	var zone string
 	found := false
 	err := c.Query(ctx, "SELECT @@time_zone", func(rec arrow.RecordBatch) error {
@@ -77,7 +77,7 @@ func (c *Client) SessionTimeZone(ctx context.Context) (string, error) {
 		err = errors.New("no row")
 	}
 	if err != nil {
-		return "", fmt.Errorf("doris flight sql at %s: read the session time_zone: %w", c.cfg.Addr, err)
+		return "", fmt.Errorf("doris flight sql at %s: read the session time_zone: %w", c.Addr(), err)
 	}
 	return zone, nil
 }

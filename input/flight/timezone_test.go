@@ -87,7 +87,7 @@ func TestUseUTCWindowsAcrossFallBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer plain.Close()
-	if z, err := plain.SessionTimeZone(testCtx(t)); err != nil || z != "America/New_York" {
+	if z, err := SessionTimeZone(testCtx(t), plain); err != nil || z != "America/New_York" {
 		t.Fatalf("default session zone %q, %v", z, err)
 	}
 	if ids := incrIDs(t, plain, "2026-11-01 01:00:05", "2026-11-01 01:00:15"); len(ids) != 0 {
@@ -98,7 +98,7 @@ func TestUseUTCWindowsAcrossFallBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer utc.Close()
-	if z, err := utc.SessionTimeZone(testCtx(t)); err != nil || z != UTCZone {
+	if z, err := SessionTimeZone(testCtx(t), utc); err != nil || z != UTCZone {
 		t.Fatalf("UTC session zone %q, %v", z, err)
 	}
 	if ids := incrIDs(t, utc, "2026-11-01 06:00:05", "2026-11-01 06:00:15"); !reflect.DeepEqual(ids, []int64{2}) {
@@ -108,7 +108,7 @@ func TestUseUTCWindowsAcrossFallBack(t *testing.T) {
 		t.Errorf("UTC window across the fall-back read %v, want [1 2]", ids)
 	}
 	// The other session keeps its own zone: variables live per token.
-	if z, err := plain.SessionTimeZone(testCtx(t)); err != nil || z != "America/New_York" {
+	if z, err := SessionTimeZone(testCtx(t), plain); err != nil || z != "America/New_York" {
 		t.Errorf("the plain session changed to %q, %v", z, err)
 	}
 }
@@ -136,7 +136,7 @@ func TestUseUTCSurvivesANewSession(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if z, err := c.SessionTimeZone(testCtx(t)); err != nil || z != UTCZone {
+	if z, err := SessionTimeZone(testCtx(t), c); err != nil || z != UTCZone {
 		t.Fatalf("after re-authentication the session zone is %q, %v", z, err)
 	}
 	c.mu.Lock()

@@ -192,8 +192,8 @@ func TestEndpointTransportPolicy(t *testing.T) {
 	}
 	for _, tc := range cases {
 		tc.conf.Addr = "fe:9090"
-		cl := &Client{cfg: tc.conf}
-		got, err := cl.endpointTarget(&flight.FlightEndpoint{Location: []*flight.Location{{Uri: tc.uri}}})
+		eps := newEndpoints(tc.conf)
+		got, err := eps.target(&flight.FlightEndpoint{Location: []*flight.Location{{Uri: tc.uri}}})
 		if tc.err != "" {
 			if err == nil || !strings.Contains(err.Error(), tc.err) || !strings.Contains(err.Error(), "be:1") {
 				t.Errorf("%s: err = %v, want one naming be:1 and %q", tc.name, err, tc.err)
