@@ -7,7 +7,7 @@ import (
 )
 
 // setFaults adds faults (POST /api/_sim/faults, simulator only).
-func (a *api) setFaults(w http.ResponseWriter, r *http.Request, _ string) {
+func setFaults(a *api, w http.ResponseWriter, r *http.Request, _ string) {
 	if a.cfg.Hooks == nil {
 		fail(w, fmt.Errorf("fault injection is not available"))
 		return
@@ -25,7 +25,7 @@ func (a *api) setFaults(w http.ResponseWriter, r *http.Request, _ string) {
 }
 
 // clearFaults removes every fault (DELETE /api/_sim/faults).
-func (a *api) clearFaults(w http.ResponseWriter, r *http.Request, _ string) {
+func clearFaults(a *api, w http.ResponseWriter, r *http.Request, _ string) {
 	if a.cfg.Hooks != nil {
 		a.cfg.Hooks.ClearFaults()
 	}

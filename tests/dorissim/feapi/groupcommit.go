@@ -42,10 +42,10 @@ func groupCommitMode(r *http.Request, label string, twoPC bool) (string, error) 
 // groupCommitLoad adds the load to the table's open group commit batch and
 // answers with that batch's label and txn. sync_mode returns once the batch
 // is visible, async_mode as soon as the rows are accepted.
-func (a *api) groupCommitLoad(w http.ResponseWriter, r *http.Request, res loadResult, mode string, start time.Time) {
+func groupCommitLoad(a *api, w http.ResponseWriter, r *http.Request, res loadResult, mode string, start time.Time) {
 	res.TwoPhaseCommit, res.GroupCommit = "", true
 	db := r.PathValue("db")
-	a.runLoad(w, r, res, start, loadTarget{
+	runLoad(a, w, r, res, start, loadTarget{
 		apply: func(table string, req storage.LoadRequest, res *loadResult) (int64, []string, error) {
 			out, err := a.cfg.Backend.GroupCommitLoad(db, table, req, mode)
 			res.TxnID, res.Label = out.TxnID, out.Label

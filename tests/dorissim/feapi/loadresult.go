@@ -94,7 +94,7 @@ func fromFE(err error) error {
 	return &feError{code: "ANALYSIS_ERROR", err: err}
 }
 
-func (a *api) writeLoad(w http.ResponseWriter, res loadResult, err error, start time.Time) {
+func writeLoad(a *api, w http.ResponseWriter, res loadResult, err error, start time.Time) {
 	res.Status, res.Message = statusSuccess, "OK"
 	if err != nil {
 		res.Status, res.ExistingJobStatus, res.Message = loadMessage(err)

@@ -42,7 +42,7 @@ type execStatus struct {
 }
 
 // query runs one statement (POST /api/query/default_cluster/information_schema).
-func (a *api) query(w http.ResponseWriter, r *http.Request, user string) {
+func query(a *api, w http.ResponseWriter, r *http.Request, user string) {
 	start := time.Now()
 	var req queryRequest
 	if err := json.NewDecoder(io.LimitReader(r.Body, 16<<20)).Decode(&req); err != nil {

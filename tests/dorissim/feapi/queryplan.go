@@ -41,7 +41,7 @@ var (
 
 // queryPlan answers POST/GET /api/{db}/{table}/_query_plan (doris-facts §1.5),
 // listing the tablets of the partitions the WHERE clause can match.
-func (a *api) queryPlan(w http.ResponseWriter, r *http.Request, user string) {
+func queryPlan(a *api, w http.ResponseWriter, r *http.Request, user string) {
 	db, table := r.PathValue("db"), r.PathValue("table")
 	body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
 	if err != nil {
@@ -75,7 +75,7 @@ func (a *api) queryPlan(w http.ResponseWriter, r *http.Request, user string) {
 		planFail(w, http.StatusNotFound, err.Error())
 		return
 	}
-	if err := a.validatePlanSQL(r, user, sql); err != nil {
+	if err := validatePlanSQL(a, r, user, sql); err != nil {
 		planFail(w, http.StatusBadRequest, err.Error())
 		return
 	}
@@ -84,7 +84,7 @@ func (a *api) queryPlan(w http.ResponseWriter, r *http.Request, user string) {
 		planFail(w, http.StatusNotFound, err.Error())
 		return
 	}
-	ok(w, a.plan(db, table, sql, tablets, storage.SchemaHash(db, table, info.Def)))
+	ok(w, plan(a, db, table, sql, tablets, storage.SchemaHash(db, table, info.Def)))
 }
 
 func planFail(w http.ResponseWriter, status int, msg string) {
@@ -129,7 +129,7 @@ func splitQualified(s string) []string {
 
 // validatePlanSQL runs the statement without fetching rows so that unknown
 // columns and bad filters fail the plan, as FE planning does.
-func (a *api) validatePlanSQL(r *http.Request, user, sql string) error {
+func validatePlanSQL(a *api, r *http.Request, user, sql string) error {
 	sess := a.cfg.Backend.NewSession(user)
 	defer sess.Close()
 	res, err := sess.Query(r.Context(), "SELECT * FROM ("+sql+") AS __query_plan_check LIMIT 0")
@@ -139,7 +139,7 @@ func (a *api) validatePlanSQL(r *http.Request, user, sql string) error {
 	return res.Close()
 }
 
-func (a *api) plan(db, table, sql string, tablets []int64, hash int64) planData {
+func plan(a *api, db, table, sql string, tablets []int64, hash int64) planData {
 	d := planData{Partitions: map[string]planPartition{}, Status: http.StatusOK}
 	for _, id := range tablets {
 		d.Partitions[strconv.FormatInt(id, 10)] = planPartition{

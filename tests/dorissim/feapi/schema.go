@@ -24,7 +24,7 @@ type schemaData struct {
 }
 
 // schema answers GET /api/[{catalog}/]{db}/{table}/_schema (doris-facts §1.4).
-func (a *api) schema(w http.ResponseWriter, r *http.Request, _ string) {
+func schema(a *api, w http.ResponseWriter, r *http.Request, _ string) {
 	if c := r.PathValue("catalog"); c != "" && c != "internal" {
 		fail(w, fmt.Errorf("catalog %s does not exist or does not support _schema", c))
 		return

@@ -35,27 +35,27 @@ func New(cfg Config) http.Handler {
 	a := &api{cfg: cfg}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "Doris FE simulator") })
-	mux.HandleFunc("GET /api/tso", a.auth(a.tso))
-	mux.HandleFunc("POST /api/query/default_cluster/information_schema", a.auth(a.query))
-	mux.HandleFunc("GET /api/{db}/{table}/_schema", a.auth(a.schema))
-	mux.HandleFunc("GET /api/{catalog}/{db}/{table}/_schema", a.auth(a.schema))
-	mux.HandleFunc("POST /api/{db}/{table}/_query_plan", a.auth(a.queryPlan))
-	mux.HandleFunc("GET /api/{db}/{table}/_query_plan", a.auth(a.queryPlan))
-	mux.HandleFunc("PUT /api/{db}/{table}/_stream_load", a.auth(a.streamLoadRedirect))
-	mux.HandleFunc("PUT "+beLoadPrefix+"{db}/{table}/_stream_load", a.auth(a.streamLoad))
-	mux.HandleFunc("PUT /api/{db}/_stream_load_2pc", a.auth(a.streamLoad2PCRedirect))
-	mux.HandleFunc("PUT /api/{db}/{table}/_stream_load_2pc", a.auth(a.streamLoad2PCRedirect))
-	mux.HandleFunc("PUT "+beLoadPrefix+"{db}/_stream_load_2pc", a.auth(a.streamLoad2PC))
-	mux.HandleFunc("GET /api/{db}/get_load_state", a.auth(a.loadState))
+	mux.HandleFunc("GET /api/tso", a.auth(tso))
+	mux.HandleFunc("POST /api/query/default_cluster/information_schema", a.auth(query))
+	mux.HandleFunc("GET /api/{db}/{table}/_schema", a.auth(schema))
+	mux.HandleFunc("GET /api/{catalog}/{db}/{table}/_schema", a.auth(schema))
+	mux.HandleFunc("POST /api/{db}/{table}/_query_plan", a.auth(queryPlan))
+	mux.HandleFunc("GET /api/{db}/{table}/_query_plan", a.auth(queryPlan))
+	mux.HandleFunc("PUT /api/{db}/{table}/_stream_load", a.auth(streamLoadRedirect))
+	mux.HandleFunc("PUT "+beLoadPrefix+"{db}/{table}/_stream_load", a.auth(streamLoad))
+	mux.HandleFunc("PUT /api/{db}/_stream_load_2pc", a.auth(streamLoad2PCRedirect))
+	mux.HandleFunc("PUT /api/{db}/{table}/_stream_load_2pc", a.auth(streamLoad2PCRedirect))
+	mux.HandleFunc("PUT "+beLoadPrefix+"{db}/_stream_load_2pc", a.auth(streamLoad2PC))
+	mux.HandleFunc("GET /api/{db}/get_load_state", a.auth(loadState))
 	mux.HandleFunc("GET /api/_load_error_log", a.errorLogs.serve)
-	mux.HandleFunc("POST /api/_sim/faults", a.auth(a.setFaults))
-	mux.HandleFunc("DELETE /api/_sim/faults", a.auth(a.clearFaults))
-	mux.HandleFunc("GET /api/_sim/stats", a.auth(a.stats))
+	mux.HandleFunc("POST /api/_sim/faults", a.auth(setFaults))
+	mux.HandleFunc("DELETE /api/_sim/faults", a.auth(clearFaults))
+	mux.HandleFunc("GET /api/_sim/stats", a.auth(stats))
 	return mux
 }
 
 // auth enforces HTTP Basic auth, which Doris requires on every API call.
-func (a *api) auth(h func(w http.ResponseWriter, r *http.Request, user string)) http.HandlerFunc {
+func (a *api) auth(h func(a *api, w http.ResponseWriter, r *http.Request, user string)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		user, pass, ok := r.BasicAuth()
 		if !ok || !a.cfg.Backend.Authenticate(user, pass) {
@@ -66,7 +66,7 @@ func (a *api) auth(h func(w http.ResponseWriter, r *http.Request, user string)) 
 			})
 			return
 		}
-		h(w, r, user)
+		h(a, w, r, user)
 	}
 }
 

@@ -6,7 +6,7 @@ import (
 )
 
 // stats answers the simulator's request counters (GET /api/_sim/stats).
-func (a *api) stats(w http.ResponseWriter, r *http.Request, _ string) {
+func stats(a *api, w http.ResponseWriter, r *http.Request, _ string) {
 	if a.cfg.Stats == nil {
 		fail(w, fmt.Errorf("request statistics are not available"))
 		return

@@ -9,7 +9,7 @@ import (
 
 // streamLoad2PCRedirect is the FE side of _stream_load_2pc: it checks the
 // headers (LoadAction.executeStreamLoad2PC) and redirects to a BE.
-func (a *api) streamLoad2PCRedirect(w http.ResponseWriter, r *http.Request, _ string) {
+func streamLoad2PCRedirect(a *api, w http.ResponseWriter, r *http.Request, _ string) {
 	if r.Header.Get("txn_id") == "" && r.Header.Get("label") == "" {
 		writeRestFailure(w, "No transaction id or label selected.")
 		return
@@ -18,7 +18,7 @@ func (a *api) streamLoad2PCRedirect(w http.ResponseWriter, r *http.Request, _ st
 		writeRestFailure(w, "No transaction operation('commit' or 'abort') selected.")
 		return
 	}
-	http.Redirect(w, r, a.beURL(r, "/api/"+r.PathValue("db")+"/_stream_load_2pc"), http.StatusTemporaryRedirect)
+	http.Redirect(w, r, beURL(a, r, "/api/"+r.PathValue("db")+"/_stream_load_2pc"), http.StatusTemporaryRedirect)
 }
 
 // status2PC is the BE's 2PC answer: {"status","msg"}, HTTP 200 either way.
@@ -30,7 +30,7 @@ type status2PC struct {
 // streamLoad2PC is StreamLoad2PCAction::handle: it names what it operated
 // on ("label [l] transaction [id] commit successfully.") and reports FE
 // refusals as ANALYSIS_ERROR with the TStatus text.
-func (a *api) streamLoad2PC(w http.ResponseWriter, r *http.Request, _ string) {
+func streamLoad2PC(a *api, w http.ResponseWriter, r *http.Request, _ string) {
 	db := r.PathValue("db")
 	label, rawID := r.Header.Get("label"), r.Header.Get("txn_id")
 	var msg strings.Builder
@@ -64,7 +64,7 @@ func (a *api) streamLoad2PC(w http.ResponseWriter, r *http.Request, _ string) {
 
 // loadState is GET /api/{db}/get_load_state?label=: the state of the
 // label's latest transaction (GetStreamLoadState).
-func (a *api) loadState(w http.ResponseWriter, r *http.Request, _ string) {
+func loadState(a *api, w http.ResponseWriter, r *http.Request, _ string) {
 	label := r.URL.Query().Get("label")
 	if label == "" {
 		writeJSON(w, http.StatusOK, envelope{Msg: "Bad Request", Code: 403, Data: "No label selected"})
@@ -80,7 +80,7 @@ func (a *api) loadState(w http.ResponseWriter, r *http.Request, _ string) {
 
 // beURL is where the FE redirects a request: the simulator's "BE" shares
 // the FE listener under beLoadPrefix.
-func (a *api) beURL(r *http.Request, path string) string {
+func beURL(a *api, r *http.Request, path string) string {
 	scheme := "http"
 	if r.TLS != nil {
 		scheme = "https"

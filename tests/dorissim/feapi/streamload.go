@@ -20,7 +20,7 @@ const beLoadPrefix = "/api/_be/"
 
 // streamLoadRedirect is the FE side of stream load: Doris requires
 // Expect: 100-continue and answers 307 towards a BE.
-func (a *api) streamLoadRedirect(w http.ResponseWriter, r *http.Request, _ string) {
+func streamLoadRedirect(a *api, w http.ResponseWriter, r *http.Request, _ string) {
 	if !strings.EqualFold(r.Header.Get("Expect"), "100-continue") {
 		writeRestFailure(w, "There is no 100-continue header")
 		return
@@ -39,7 +39,7 @@ func (a *api) streamLoadRedirect(w http.ResponseWriter, r *http.Request, _ strin
 // streamLoad is the BE side. As in Doris the transaction (and the label)
 // is begun from the headers, before the body is read; the body is then
 // parsed and loaded in that transaction.
-func (a *api) streamLoad(w http.ResponseWriter, r *http.Request, _ string) {
+func streamLoad(a *api, w http.ResponseWriter, r *http.Request, _ string) {
 	start := time.Now()
 	db := r.PathValue("db")
 	// TxnId stays -1 (the BE's default_txn_id) until a txn is begun.
@@ -48,17 +48,17 @@ func (a *api) streamLoad(w http.ResponseWriter, r *http.Request, _ string) {
 	if twoPC {
 		res.TwoPhaseCommit = "true"
 	}
-	if a.takeLoadFault(LoadFaultHTTPError) {
+	if takeLoadFault(a, LoadFaultHTTPError) {
 		http.Error(w, "simulated BE failure before the load began", http.StatusInternalServerError)
 		return
 	}
 	mode, err := groupCommitMode(r, res.Label, twoPC)
 	if err != nil {
-		a.writeLoad(w, res, err, start)
+		writeLoad(a, w, res, err, start)
 		return
 	}
 	if mode != "" {
-		a.groupCommitLoad(w, r, res, mode, start)
+		groupCommitLoad(a, w, r, res, mode, start)
 		return
 	}
 	if res.Label == "" {
@@ -68,11 +68,11 @@ func (a *api) streamLoad(w http.ResponseWriter, r *http.Request, _ string) {
 	lt, err := a.cfg.Backend.BeginLoad(db, res.Label)
 	res.begin = since(begin)
 	if err != nil {
-		a.writeLoad(w, res, fromFE(err), start)
+		writeLoad(a, w, res, fromFE(err), start)
 		return
 	}
 	res.TxnID = lt.TxnID()
-	a.runLoad(w, r, res, start, loadTarget{
+	runLoad(a, w, r, res, start, loadTarget{
 		abort: lt.Abort,
 		apply: func(table string, req storage.LoadRequest, res *loadResult) (int64, []string, error) {
 			req.Label, req.TwoPhaseCommit = res.Label, twoPC
@@ -98,32 +98,32 @@ type loadTarget struct {
 // runLoad is the one stream load flow after the target is chosen: read and
 // parse the body, load it (storage applies max_filter_ratio to every
 // filtered row, see storage.LoadRequest), and answer.
-func (a *api) runLoad(w http.ResponseWriter, r *http.Request, res loadResult, start time.Time, tgt loadTarget) {
+func runLoad(a *api, w http.ResponseWriter, r *http.Request, res loadResult, start time.Time, tgt loadTarget) {
 	db, table := r.PathValue("db"), r.PathValue("table")
-	req, filtered, err := a.readLoad(r, &res, db, table)
+	req, filtered, err := readLoad(a, r, &res, db, table)
 	if err != nil {
-		a.recordFiltered(r, &res, filtered)
+		recordFiltered(a, r, &res, filtered)
 		if tgt.abort != nil {
 			tgt.abort(err.Error())
 		}
-		a.writeLoad(w, res, err, start)
+		writeLoad(a, w, res, err, start)
 		return
 	}
 	write := time.Now()
 	loaded, rejected, err := tgt.apply(table, req, &res)
 	res.WriteDataTimeMs = since(write)
 	res.commit = res.WriteDataTimeMs
-	a.recordFiltered(r, &res, append(filtered, rejected...))
+	recordFiltered(a, r, &res, append(filtered, rejected...))
 	if err == nil {
 		res.NumberLoadedRows = loaded
 	}
-	a.answerLoad(w, res, err, start)
+	answerLoad(a, w, res, err, start)
 }
 
 // recordFiltered reports the rows filtered by the parser and by storage
 // (rows that fit no partition) in NumberFilteredRows and ErrorURL, on
 // success and on failure alike.
-func (a *api) recordFiltered(r *http.Request, res *loadResult, lines []string) {
+func recordFiltered(a *api, r *http.Request, res *loadResult, lines []string) {
 	if len(lines) == 0 {
 		return
 	}
@@ -135,8 +135,8 @@ func (a *api) recordFiltered(r *http.Request, res *loadResult, lines []string) {
 // fault to a successful one: a lost answer drops the connection after the
 // commit, a publish timeout reports the committed load as Doris does when
 // publishing lags.
-func (a *api) answerLoad(w http.ResponseWriter, res loadResult, err error, start time.Time) {
-	if err == nil && a.takeLoadFault(LoadFaultLostAnswer) {
+func answerLoad(a *api, w http.ResponseWriter, res loadResult, err error, start time.Time) {
+	if err == nil && takeLoadFault(a, LoadFaultLostAnswer) {
 		if hj, ok := w.(http.Hijacker); ok {
 			if conn, _, herr := hj.Hijack(); herr == nil {
 				conn.Close()
@@ -144,18 +144,18 @@ func (a *api) answerLoad(w http.ResponseWriter, res loadResult, err error, start
 			}
 		}
 	}
-	if err == nil && a.takeLoadFault(LoadFaultPublishTimeout) {
+	if err == nil && takeLoadFault(a, LoadFaultPublishTimeout) {
 		err = errPublishTimeout
 	}
-	a.writeLoad(w, res, err, start)
+	writeLoad(a, w, res, err, start)
 }
 
-func (a *api) takeLoadFault(kind string) bool {
+func takeLoadFault(a *api, kind string) bool {
 	return a.cfg.Hooks != nil && a.cfg.Hooks.TakeLoadFault(kind)
 }
 
 // readLoad reads and parses the body, filling the byte and row counts.
-func (a *api) readLoad(r *http.Request, res *loadResult, db, table string) (storage.LoadRequest, []string, error) {
+func readLoad(a *api, r *http.Request, res *loadResult, db, table string) (storage.LoadRequest, []string, error) {
 	read := time.Now()
 	body, err := io.ReadAll(r.Body)
 	res.ReadDataTimeMs = since(read)
@@ -164,7 +164,7 @@ func (a *api) readLoad(r *http.Request, res *loadResult, db, table string) (stor
 		return storage.LoadRequest{}, nil, fmt.Errorf("read stream load body for %s.%s: %w", db, table, err)
 	}
 	put := time.Now()
-	req, total, filtered, err := a.parseLoad(r.Header, db, table, body)
+	req, total, filtered, err := parseLoad(a, r.Header, db, table, body)
 	res.StreamLoadPutTimeMs = since(put)
 	res.NumberTotalRows = total
 	if err == nil {
@@ -200,7 +200,7 @@ func newLabel() string {
 
 // parseLoad turns the body into a storage load request. Rows whose field
 // count does not match the columns are counted as filtered, as Doris does.
-func (a *api) parseLoad(h http.Header, db, table string, body []byte) (storage.LoadRequest, int64, []string, error) {
+func parseLoad(a *api, h http.Header, db, table string, body []byte) (storage.LoadRequest, int64, []string, error) {
 	req := storage.LoadRequest{
 		PartialColumns: strings.EqualFold(h.Get("partial_columns"), "true"),
 		MergeType:      strings.ToUpper(strings.TrimSpace(h.Get("merge_type"))),
@@ -213,7 +213,7 @@ func (a *api) parseLoad(h http.Header, db, table string, body []byte) (storage.L
 	default:
 		return req, 0, nil, fmt.Errorf("unknown merge_type %q", req.MergeType)
 	}
-	cols, err := a.loadColumns(h, db, table)
+	cols, err := loadColumns(a, h, db, table)
 	if err != nil {
 		return req, 0, nil, err
 	}
@@ -234,7 +234,7 @@ func (a *api) parseLoad(h http.Header, db, table string, body []byte) (storage.L
 	return req, total, filtered, err
 }
 
-func (a *api) loadColumns(h http.Header, db, table string) ([]string, error) {
+func loadColumns(a *api, h http.Header, db, table string) ([]string, error) {
 	if v := strings.TrimSpace(h.Get("columns")); v != "" {
 		var cols []string
 		for _, c := range strings.Split(v, ",") {

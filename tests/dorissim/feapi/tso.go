@@ -12,7 +12,7 @@ type tsoData struct {
 }
 
 // tso answers GET /api/tso without advancing the TSO.
-func (a *api) tso(w http.ResponseWriter, r *http.Request, _ string) {
+func tso(a *api, w http.ResponseWriter, r *http.Request, _ string) {
 	if a.cfg.Hooks != nil && a.cfg.Hooks.TakeTSOError() {
 		writeJSON(w, http.StatusInternalServerError, envelope{Msg: "TSO service is not ready (simulated fault)", Code: 500, Data: nil})
 		return
