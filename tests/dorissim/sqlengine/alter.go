@@ -10,18 +10,18 @@ import (
 
 // alterTable handles the light schema changes Doris allows on row binlog
 // tables: ADD COLUMN, DROP COLUMN, ADD/DROP PARTITION and SET properties.
-func (s *Session) alterTable(gctx *sql.Context, c *cursor) (*Result, error) {
+func alterTable(s *Session, gctx *sql.Context, c *cursor) (*Result, error) {
 	db, table, ok := c.tableName()
 	if !ok {
 		return nil, errSyntax("Syntax error in ALTER TABLE near %s", c.near())
 	}
-	db, err := s.qualify(db)
+	db, err := qualify(s, db)
 	if err != nil {
 		return nil, err
 	}
 	switch {
 	case c.accept("add", "column"):
-		return s.addColumn(gctx, db, table, c)
+		return addColumn(s, gctx, db, table, c)
 	case c.accept("drop", "column"):
 		name, ok := c.ident()
 		if !ok {
@@ -30,9 +30,9 @@ func (s *Session) alterTable(gctx *sql.Context, c *cursor) (*Result, error) {
 		return okOrErr(s.eng.store.DropColumn(db, table, name))
 	case c.peek(0).IsWord("add") && c.peek(1).IsWord("partition"):
 		c.accept("add")
-		return s.addPartition(db, table, c.rest())
+		return addPartition(s, db, table, c.rest())
 	case c.accept("drop", "partition"):
-		return s.dropPartition(db, table, c)
+		return dropPartition(s, db, table, c)
 	case c.accept("set"):
 		props, err := parseProperties(c)
 		if err != nil {

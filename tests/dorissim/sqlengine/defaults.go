@@ -90,7 +90,7 @@ func parseDefaultClause(c *cursor) (*string, error) {
 // addColumn runs ALTER TABLE ... ADD COLUMN. A time-function default is
 // evaluated once, now, in the session time_zone: Doris stores that value as
 // the column's real default and every existing row reads it.
-func (s *Session) addColumn(gctx *sql.Context, db, table string, c *cursor) (*Result, error) {
+func addColumn(s *Session, gctx *sql.Context, db, table string, c *cursor) (*Result, error) {
 	col, err := parseColumnDef(c)
 	if err != nil {
 		return nil, err

@@ -20,7 +20,7 @@ import (
 // path, which misrepresents Doris. Only a plain column list is taken here;
 // any expression, alias, WHERE, LIMIT or open transaction goes through GMS,
 // which gives the same rows. handled is false when the shape does not match.
-func (s *Session) directRead(gctx *sql.Context, body string) (*Result, bool, error) {
+func directRead(s *Session, gctx *sql.Context, body string) (*Result, bool, error) {
 	if tx, ok := s.gs.GetTransaction().(*txn); ok && tx != nil && tx.st != nil {
 		return nil, false, nil
 	}
@@ -28,14 +28,14 @@ func (s *Session) directRead(gctx *sql.Context, body string) (*Result, bool, err
 	if !ok {
 		return nil, false, nil
 	}
-	db, err := s.qualify(q.db)
+	db, err := qualify(s, q.db)
 	if err != nil {
 		return nil, false, nil
 	}
 	if q.incr {
-		return s.directIncr(gctx, db, q)
+		return directIncr(s, gctx, db, q)
 	}
-	return s.directTablets(db, q)
+	return directTablets(s, db, q)
 }
 
 // directQuery is a parsed direct-read statement.
@@ -128,7 +128,7 @@ func positionOrder(sig []storage.Token) bool {
 	return true
 }
 
-func (s *Session) directTablets(db string, q directQuery) (*Result, bool, error) {
+func directTablets(s *Session, db string, q directQuery) (*Result, bool, error) {
 	info, err := s.eng.store.Table(db, q.table)
 	if err != nil {
 		return nil, false, nil // GMS reports it the usual way
@@ -153,7 +153,7 @@ func (s *Session) directTablets(db string, q directQuery) (*Result, bool, error)
 	return &Result{Columns: cols, rows: rows, proj: proj}, true, nil
 }
 
-func (s *Session) directIncr(gctx *sql.Context, db string, q directQuery) (*Result, bool, error) {
+func directIncr(s *Session, gctx *sql.Context, db string, q directQuery) (*Result, bool, error) {
 	info, err := s.eng.store.Table(db, q.table)
 	if err != nil {
 		return nil, false, nil

@@ -5,7 +5,7 @@ import (
 )
 
 // addPartition runs ALTER TABLE ... ADD PARTITION <name> VALUES ...
-func (s *Session) addPartition(db, table, text string) (*Result, error) {
+func addPartition(s *Session, db, table, text string) (*Result, error) {
 	info, err := s.eng.store.Table(db, table)
 	if err != nil {
 		return nil, err
@@ -22,7 +22,7 @@ func (s *Session) addPartition(db, table, text string) (*Result, error) {
 }
 
 // dropPartition runs ALTER TABLE ... DROP PARTITION [IF EXISTS] <name> [FORCE].
-func (s *Session) dropPartition(db, table string, c *cursor) (*Result, error) {
+func dropPartition(s *Session, db, table string, c *cursor) (*Result, error) {
 	ifExists := c.accept("if", "exists")
 	name, ok := c.ident()
 	if !ok {
@@ -37,7 +37,7 @@ func (s *Session) dropPartition(db, table string, c *cursor) (*Result, error) {
 
 // showPartitions answers SHOW PARTITIONS FROM [db.]t with Doris's columns,
 // every value as text as the FE's proc result carries it.
-func (s *Session) showPartitions(c *cursor) (*Result, error) {
+func showPartitions(s *Session, c *cursor) (*Result, error) {
 	if !c.accept("from") && !c.accept("in") {
 		return nil, errSyntax("Syntax error in SHOW PARTITIONS near %s", c.near())
 	}
@@ -49,7 +49,7 @@ func (s *Session) showPartitions(c *cursor) (*Result, error) {
 		// WHERE / ORDER BY / LIMIT would silently return every partition.
 		return nil, errSyntax("SHOW PARTITIONS filters are not supported by the simulator near %s", c.near())
 	}
-	db, err := s.qualify(db)
+	db, err := qualify(s, db)
 	if err != nil {
 		return nil, err
 	}

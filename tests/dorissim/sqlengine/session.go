@@ -42,14 +42,14 @@ func (s *Session) Query(ctx context.Context, query string) (*Result, error) {
 		return nil, &storage.Error{Code: 1065, Message: "Query was empty"}
 	}
 	gctx := s.newContext(ctx, body)
-	res, handled, err := s.dorisStatement(gctx, body)
+	res, handled, err := dorisStatement(s, gctx, body)
 	if handled {
 		if err != nil {
 			return nil, asStorageError(err)
 		}
 		return res, nil
 	}
-	res, handled, err = s.directRead(gctx, body)
+	res, handled, err = directRead(s, gctx, body)
 	if handled {
 		if err != nil {
 			return nil, asStorageError(err)

@@ -20,7 +20,7 @@ type assignment struct {
 // variables (autocommit, names, ...) are run by GMS. time_zone is always
 // handled here: Doris validates and standardizes it, and its global value
 // belongs to this engine, not to the process-wide GMS globals.
-func (s *Session) set(gctx *sql.Context, c *cursor) (*Result, bool, error) {
+func set(s *Session, gctx *sql.Context, c *cursor) (*Result, bool, error) {
 	assigns, ok := parseAssignments(c)
 	if !ok {
 		return nil, false, nil

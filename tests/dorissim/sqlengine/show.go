@@ -19,34 +19,34 @@ var frontendColumns = []string{
 }
 
 // show answers the Doris SHOW commands; other SHOW statements go to GMS.
-func (s *Session) show(c *cursor) (*Result, bool, error) {
+func show(s *Session, c *cursor) (*Result, bool, error) {
 	switch {
 	case c.accept("create", "table"):
-		r, err := s.showCreateTable(c)
+		r, err := showCreateTable(s, c)
 		return r, true, err
 	case c.accept("partitions"):
-		r, err := s.showPartitions(c)
+		r, err := showPartitions(s, c)
 		return r, true, err
 	case c.accept("tablets"):
-		r, err := s.showTablets(c)
+		r, err := showTablets(s, c)
 		return r, true, err
 	case c.accept("frontends"):
-		return s.showFrontends(), true, nil
+		return showFrontends(s), true, nil
 	case c.accept("databases"), c.accept("schemas"):
-		return s.showDatabases(), true, nil
+		return showDatabases(s), true, nil
 	case c.accept("tables"), c.accept("full", "tables"):
-		r, err := s.showTables(c)
+		r, err := showTables(s, c)
 		return r, true, err
 	}
 	return nil, false, nil
 }
 
-func (s *Session) showCreateTable(c *cursor) (*Result, error) {
+func showCreateTable(s *Session, c *cursor) (*Result, error) {
 	db, table, ok := c.tableName()
 	if !ok {
 		return nil, errSyntax("Syntax error in SHOW CREATE TABLE near %s", c.near())
 	}
-	db, err := s.qualify(db)
+	db, err := qualify(s, db)
 	if err != nil {
 		return nil, err
 	}
@@ -58,7 +58,7 @@ func (s *Session) showCreateTable(c *cursor) (*Result, error) {
 	return staticResult(cols, [][]any{{info.Def.Name, info.ShowCreate}}), nil
 }
 
-func (s *Session) showFrontends() *Result {
+func showFrontends(s *Session) *Result {
 	fe := s.eng.cfg.Frontend()
 	host := fe.Host
 	if host == "" {
@@ -80,7 +80,7 @@ func (s *Session) showFrontends() *Result {
 	return staticResult(cols, [][]any{row})
 }
 
-func (s *Session) showDatabases() *Result {
+func showDatabases(s *Session) *Result {
 	names := append([]string{"information_schema"}, s.eng.store.Databases()...)
 	sort.Strings(names)
 	rows := make([][]any, 0, len(names))
@@ -93,7 +93,7 @@ func (s *Session) showDatabases() *Result {
 	return staticResult([]ResultColumn{{Name: "Database", Type: varcharType}}, rows)
 }
 
-func (s *Session) showTables(c *cursor) (*Result, error) {
+func showTables(s *Session, c *cursor) (*Result, error) {
 	db := ""
 	if c.accept("from") || c.accept("in") {
 		name, ok := c.ident()
@@ -102,7 +102,7 @@ func (s *Session) showTables(c *cursor) (*Result, error) {
 		}
 		db = name
 	}
-	db, err := s.qualify(db)
+	db, err := qualify(s, db)
 	if err != nil {
 		return nil, err
 	}

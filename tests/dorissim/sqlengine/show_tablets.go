@@ -22,7 +22,7 @@ const errTabletsWhere = "Where clause should looks like: Version = \"version\", 
 // [WHERE ...] [LIMIT [offset,] n] with Doris's TabletsProcDir columns, one
 // row per replica ordered by TabletId, ReplicaId
 // (fe/fe-core/.../nereids/trees/plans/commands/ShowTabletsFromTableCommand.java).
-func (s *Session) showTablets(c *cursor) (*Result, error) {
+func showTablets(s *Session, c *cursor) (*Result, error) {
 	if !c.accept("from") {
 		return nil, errSyntax("Syntax error in SHOW TABLETS near %s", c.near())
 	}
@@ -46,7 +46,7 @@ func (s *Session) showTablets(c *cursor) (*Result, error) {
 		// ORDER BY would silently come back in the default order.
 		return nil, errSyntax("SHOW TABLETS ORDER BY is not supported by the simulator near %s", c.near())
 	}
-	if db, err = s.qualify(db); err != nil {
+	if db, err = qualify(s, db); err != nil {
 		return nil, err
 	}
 	replicas, err := s.eng.store.TabletReplicas(db, table, parts)

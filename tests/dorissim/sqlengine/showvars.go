@@ -11,7 +11,7 @@ import (
 // engine's global time_zone in it. GMS keeps MySQL's process-wide SYSTEM
 // there, while a Doris FE's global time_zone is a zone ID (HostTimeZone, or
 // what SET GLOBAL time_zone stored), the value @@global.time_zone reads.
-func (s *Session) showGlobalVariables(gctx *sql.Context, body string) (*Result, error) {
+func showGlobalVariables(s *Session, gctx *sql.Context, body string) (*Result, error) {
 	res, err := s.runGMS(gctx, body)
 	if err != nil {
 		return nil, err

@@ -9,47 +9,47 @@ import (
 // dorisStatement answers the statements the simulator handles itself
 // instead of GMS: Doris DDL, Doris SHOW commands, USE and Doris session
 // variables. handled is false for everything GMS should run.
-func (s *Session) dorisStatement(gctx *sql.Context, body string) (*Result, bool, error) {
+func dorisStatement(s *Session, gctx *sql.Context, body string) (*Result, bool, error) {
 	c, err := newCursor(body)
 	if err != nil {
 		return nil, true, errSyntax("%v", err)
 	}
 	switch {
 	case c.accept("create", "table"), c.accept("create", "external", "table"):
-		r, err := s.createTable(body)
+		r, err := createTable(s, body)
 		return r, true, err
 	case c.accept("create", "database"), c.accept("create", "schema"):
-		r, err := s.createDatabase(c)
+		r, err := createDatabase(s, c)
 		return r, true, err
 	case c.accept("drop", "database"), c.accept("drop", "schema"):
-		r, err := s.dropDatabase(gctx, c)
+		r, err := dropDatabase(s, gctx, c)
 		return r, true, err
 	case c.accept("drop", "table"):
-		r, err := s.dropTable(c)
+		r, err := dropTable(s, c)
 		return r, true, err
 	case c.accept("truncate"):
 		c.accept("table")
-		r, err := s.truncateTable(c)
+		r, err := truncateTable(s, c)
 		return r, true, err
 	case c.accept("alter", "table"):
-		r, err := s.alterTable(gctx, c)
+		r, err := alterTable(s, gctx, c)
 		return r, true, err
 	case c.accept("show", "global", "variables"):
-		r, err := s.showGlobalVariables(gctx, body)
+		r, err := showGlobalVariables(s, gctx, body)
 		return r, true, err
 	case c.accept("show"):
-		return s.show(c)
+		return show(s, c)
 	case c.accept("use"):
-		r, err := s.use(gctx, c)
+		r, err := use(s, gctx, c)
 		return r, true, err
 	case c.accept("set"):
-		return s.set(gctx, c)
+		return set(s, gctx, c)
 	}
 	return nil, false, nil
 }
 
 // qualify fills in the session's current database.
-func (s *Session) qualify(db string) (string, error) {
+func qualify(s *Session, db string) (string, error) {
 	if db != "" {
 		return db, nil
 	}
@@ -59,12 +59,12 @@ func (s *Session) qualify(db string) (string, error) {
 	return "", &storage.Error{Code: 1046, Message: "No database selected"}
 }
 
-func (s *Session) createTable(body string) (*Result, error) {
+func createTable(s *Session, body string) (*Result, error) {
 	ct, err := storage.ParseCreateTable(body)
 	if err != nil {
 		return nil, err
 	}
-	db, err := s.qualify(ct.DB)
+	db, err := qualify(s, ct.DB)
 	if err != nil {
 		return nil, err
 	}
@@ -74,7 +74,7 @@ func (s *Session) createTable(body string) (*Result, error) {
 	return okResult(0), nil
 }
 
-func (s *Session) createDatabase(c *cursor) (*Result, error) {
+func createDatabase(s *Session, c *cursor) (*Result, error) {
 	ifNotExists := c.accept("if", "not", "exists")
 	name, ok := c.ident()
 	if !ok {
@@ -86,7 +86,7 @@ func (s *Session) createDatabase(c *cursor) (*Result, error) {
 	return okResult(0), nil
 }
 
-func (s *Session) dropDatabase(gctx *sql.Context, c *cursor) (*Result, error) {
+func dropDatabase(s *Session, gctx *sql.Context, c *cursor) (*Result, error) {
 	ifExists := c.accept("if", "exists")
 	name, ok := c.ident()
 	if !ok {
@@ -101,13 +101,13 @@ func (s *Session) dropDatabase(gctx *sql.Context, c *cursor) (*Result, error) {
 	return okResult(0), nil
 }
 
-func (s *Session) dropTable(c *cursor) (*Result, error) {
+func dropTable(s *Session, c *cursor) (*Result, error) {
 	ifExists := c.accept("if", "exists")
 	db, table, ok := c.tableName()
 	if !ok {
 		return nil, errSyntax("Syntax error in DROP TABLE near %s", c.near())
 	}
-	db, err := s.qualify(db)
+	db, err := qualify(s, db)
 	if err != nil {
 		return nil, err
 	}
@@ -117,12 +117,12 @@ func (s *Session) dropTable(c *cursor) (*Result, error) {
 	return okResult(0), nil
 }
 
-func (s *Session) truncateTable(c *cursor) (*Result, error) {
+func truncateTable(s *Session, c *cursor) (*Result, error) {
 	db, table, ok := c.tableName()
 	if !ok {
 		return nil, errSyntax("Syntax error in TRUNCATE TABLE near %s", c.near())
 	}
-	db, err := s.qualify(db)
+	db, err := qualify(s, db)
 	if err != nil {
 		return nil, err
 	}
@@ -132,7 +132,7 @@ func (s *Session) truncateTable(c *cursor) (*Result, error) {
 	return okResult(0), nil
 }
 
-func (s *Session) use(gctx *sql.Context, c *cursor) (*Result, error) {
+func use(s *Session, gctx *sql.Context, c *cursor) (*Result, error) {
 	name, ok := c.ident()
 	if !ok {
 		return nil, errSyntax("Syntax error in USE near %s", c.near())
