@@ -39,7 +39,7 @@ func (s *Store) TruncateTable(db, name string) error {
 		t.parts[i] = s.newPartition(t, &partition{name: p.name, lower: p.lower, upper: p.upper,
 			lowerMin: p.lowerMin, upperMax: p.upperMax, values: p.values})
 	}
-	t.rebuildTablets()
+	rebuildTablets(t)
 	t.log = nil
 	t.tombs = nil
 	return nil
@@ -83,7 +83,7 @@ func (s *Store) AddColumnAt(db, table string, col Column, wall time.Time) error 
 		return errorf("Can not add not null column %s without default value", col.Name)
 	}
 	t.def.Columns = append(append([]Column(nil), t.def.Columns...), col)
-	t.rewriteRows(func(r []any) []any { return append(append(make([]any, 0, len(r)+1), r...), def) })
+	rewriteRows(t, func(r []any) []any { return append(append(make([]any, 0, len(r)+1), r...), def) })
 	return nil
 }
 
@@ -115,7 +115,7 @@ func (s *Store) DropColumn(db, table, col string) error {
 	}
 	cols := append([]Column(nil), t.def.Columns[:idx]...)
 	t.def.Columns = append(cols, t.def.Columns[idx+1:]...)
-	t.rewriteRows(func(r []any) []any {
+	rewriteRows(t, func(r []any) []any {
 		out := append(make([]any, 0, len(r)-1), r[:idx]...)
 		return append(out, r[idx+1:]...)
 	})
@@ -129,9 +129,9 @@ func (s *Store) DropColumn(db, table, col string) error {
 
 // rewriteRows maps every row and binlog record to the new schema. New slices
 // are built so snapshots held by readers keep their old shape.
-func (t *table) rewriteRows(f func([]any) []any) {
+func rewriteRows(t *table, f func([]any) []any) {
 	t.schemaVer++
-	t.replaceTablets(func(tb *tablet) *tablet {
+	replaceTablets(t, func(tb *tablet) *tablet {
 		nt := newTablet(tb.id)
 		for k, r := range tb.rows {
 			nt.rows[k] = f(r)
@@ -163,7 +163,7 @@ func (s *Store) SetProperties(db, table string, props map[string]string) error {
 	}
 	next := *t
 	for k, v := range props {
-		if err := next.setProperty(k, v); err != nil {
+		if err := setProperty(&next, k, v); err != nil {
 			return err
 		}
 	}
@@ -176,11 +176,11 @@ func (s *Store) SetProperties(db, table string, props map[string]string) error {
 		written[k] = v
 	}
 	t.def.Properties = written
-	t.props = t.effectiveProps()
+	t.props = effectiveProps(t)
 	return nil
 }
 
-func (t *table) setProperty(k, v string) error {
+func setProperty(t *table, k, v string) error {
 	switch k {
 	case propTTL:
 		n, err := parseTTL(v)
@@ -189,7 +189,7 @@ func (t *table) setProperty(k, v string) error {
 		}
 		t.ttl = n
 	case propNeedHist:
-		return t.setNeedHist(v)
+		return setNeedHist(t, v)
 	case propBinlogEnable:
 		b, err := parseBoolProp(k, v)
 		if err != nil {
@@ -218,7 +218,7 @@ func (t *table) setProperty(k, v string) error {
 	return nil
 }
 
-func (t *table) setNeedHist(v string) error {
+func setNeedHist(t *table, v string) error {
 	b, err := parseBoolProp(propNeedHist, v)
 	if err != nil {
 		return err

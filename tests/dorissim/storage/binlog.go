@@ -28,10 +28,10 @@ type record struct {
 func (r *record) physMs() int64 { return r.tso >> tsoLogicalBits }
 
 // appendRecord adds a record under the store write lock.
-func (t *table) appendRecord(tso int64, op rawOp, row, before []any, key string) {
+func appendRecord(t *table, tso int64, op rawOp, row, before []any, key string) {
 	t.nextLSN++
 	var part int64
-	if p := t.partitionOf(row); p != nil {
+	if p := partitionOf(t, row); p != nil {
 		part = p.id
 	}
 	t.log = append(t.log, &record{tso: tso, lsn: t.nextLSN, op: op, row: row, before: before, key: key, part: part})
@@ -44,7 +44,7 @@ func searchTSO(log []*record, v int64) int {
 
 // keyOnly keeps the key columns and NULLs the rest: what a delete record
 // carries when the table keeps no before-images.
-func (t *table) keyOnly(row []any) []any {
+func keyOnly(t *table, row []any) []any {
 	out := make([]any, len(row))
 	for _, i := range t.keyIdx {
 		out[i] = row[i]

@@ -16,27 +16,6 @@ const (
 	defaultTTL       = 86400
 )
 
-// table is one table's state; guarded by Store.mu.
-type table struct {
-	db        string
-	def       TableDef
-	props     map[string]string // effective properties for SHOW CREATE
-	rowBinlog bool
-	needHist  bool
-	mow       bool
-	ttl       int64
-	keyIdx    []int
-	bucketIdx []int
-	tablets   []*tablet // every partition's tablets, partition order then bucket
-	part      partitioning
-	parts     []*partition // RANGE: ascending bounds; LIST: creation order
-	schemaVer int64
-	log       []*record // committed binlog records in (TSO, LSN) order
-	nextLSN   int64
-	open      map[*Txn]int64 // open writing txns -> Begin physical ms
-	tombs     map[string]any // sequence value of each deleted key (sequence.go)
-}
-
 // TableInfo describes a table for the SQL engine and the FE endpoints.
 type TableInfo struct {
 	DB                  string
@@ -71,7 +50,7 @@ func (s *Store) CreateTable(db string, def TableDef, ifNotExists bool) error {
 	for _, p := range t.parts {
 		s.newPartition(t, p)
 	}
-	t.rebuildTablets()
+	rebuildTablets(t)
 	d.tables[def.Name] = t
 	return nil
 }
@@ -92,9 +71,9 @@ func buildTable(db string, def TableDef) (*table, error) {
 		def.Buckets = 1
 	}
 	t := &table{db: db, def: def, open: map[*Txn]int64{}}
-	steps := []func() error{t.validateColumns, t.validateKeys, t.validateBuckets, t.applyProperties, t.resolvePartitioning}
+	steps := []func(*table) error{validateColumns, validateKeys, validateBuckets, applyProperties, resolvePartitioning}
 	for _, step := range steps {
-		if err := step(); err != nil {
+		if err := step(t); err != nil {
 			return nil, err
 		}
 	}
@@ -114,16 +93,7 @@ func cloneDef(def TableDef) TableDef {
 	return def
 }
 
-func (t *table) colIndex(name string) int {
-	for i, c := range t.def.Columns {
-		if strings.EqualFold(c.Name, name) {
-			return i
-		}
-	}
-	return -1
-}
-
-func (t *table) validateColumns() error {
+func validateColumns(t *table) error {
 	seen := map[string]bool{}
 	for _, c := range t.def.Columns {
 		lc := strings.ToLower(c.Name)
@@ -143,7 +113,7 @@ func (t *table) validateColumns() error {
 	return nil
 }
 
-func (t *table) validateKeys() error {
+func validateKeys(t *table) error {
 	if len(t.def.KeyColumns) == 0 {
 		t.def.KeyColumns = []string{t.def.Columns[0].Name}
 	}
@@ -180,7 +150,7 @@ func checkKeyType(c Column) error {
 	return nil
 }
 
-func (t *table) validateBuckets() error {
+func validateBuckets(t *table) error {
 	t.bucketIdx = nil
 	for _, b := range t.def.BucketColumns {
 		idx := t.colIndex(b)

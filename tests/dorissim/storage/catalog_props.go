@@ -7,20 +7,20 @@ import (
 
 // applyProperties validates PROPERTIES the way Doris's CREATE TABLE does for
 // the model and the Row Binlog, and fills the effective property map.
-func (t *table) applyProperties() error {
+func applyProperties(t *table) error {
 	p := t.def.Properties
-	mow, err := t.resolveMoW(p)
+	mow, err := resolveMoW(t, p)
 	if err != nil {
 		return err
 	}
 	t.mow = mow
-	if err := t.resolveBinlog(p); err != nil {
+	if err := resolveBinlog(t, p); err != nil {
 		return err
 	}
 	if t.def.Keys == AggKeys {
 		return errorf("AGGREGATE KEY tables are not supported by the simulator")
 	}
-	if err := t.checkSequence(); err != nil {
+	if err := checkSequence(t); err != nil {
 		return err
 	}
 	if v, ok := p[propReplication]; ok {
@@ -28,11 +28,11 @@ func (t *table) applyProperties() error {
 			return errorf("Invalid replication_num value: %s", v)
 		}
 	}
-	t.props = t.effectiveProps()
+	t.props = effectiveProps(t)
 	return nil
 }
 
-func (t *table) resolveMoW(p map[string]string) (bool, error) {
+func resolveMoW(t *table, p map[string]string) (bool, error) {
 	v, set := p[propMoW]
 	if !set {
 		return t.def.Keys == UniqueKeys, nil
@@ -47,7 +47,7 @@ func (t *table) resolveMoW(p map[string]string) (bool, error) {
 	return b, nil
 }
 
-func (t *table) resolveBinlog(p map[string]string) error {
+func resolveBinlog(t *table, p map[string]string) error {
 	enabled := false
 	if v, ok := p[propBinlogEnable]; ok {
 		b, err := parseBoolProp(propBinlogEnable, v)
@@ -80,10 +80,10 @@ func (t *table) resolveBinlog(p map[string]string) error {
 		t.needHist = false
 		return nil
 	}
-	return t.checkRowBinlogModel()
+	return checkRowBinlogModel(t)
 }
 
-func (t *table) checkRowBinlogModel() error {
+func checkRowBinlogModel(t *table) error {
 	isMoW := t.def.Keys == UniqueKeys && t.mow
 	if t.def.Keys != DupKeys && !isMoW {
 		return errorf("Only duplicate and mow table model support binlog<Row>")
@@ -104,7 +104,7 @@ func (t *table) checkRowBinlogModel() error {
 
 // effectiveProps is what SHOW CREATE TABLE prints: the written properties
 // plus the defaults Doris fills in.
-func (t *table) effectiveProps() map[string]string {
+func effectiveProps(t *table) map[string]string {
 	out := make(map[string]string, len(t.def.Properties)+6)
 	for k, v := range t.def.Properties {
 		out[k] = v

@@ -28,9 +28,9 @@ func (tx *Txn) commitLocked() (TSO, error) {
 	tso := tx.s.oracle.allocate()
 	for _, tt := range tx.order {
 		for _, o := range tt.ops {
-			tt.t.applyOp(tso.Value, o)
+			applyOp(tt.t, tso.Value, o)
 		}
-		tt.t.bumpVersions(tt.ops, tso.PhysicalMs)
+		bumpVersions(tt.t, tt.ops, tso.PhysicalMs)
 	}
 	return tso, nil
 }
@@ -58,10 +58,10 @@ func (tx *Txn) checkTablesLocked() error {
 		if cur != tt.t || cur.schemaVer != tt.schemaVer {
 			return errorf("table %s.%s changed during transaction %d", tt.db, tt.name, tx.id)
 		}
-		if err := cur.checkRoutedLocked(tt.ops); err != nil {
+		if err := checkRoutedLocked(cur, tt.ops); err != nil {
 			return err
 		}
-		if err := cur.checkPartialOps(tt.ops); err != nil {
+		if err := checkPartialOps(cur, tt.ops); err != nil {
 			return err
 		}
 	}
@@ -71,7 +71,7 @@ func (tx *Txn) checkTablesLocked() error {
 // checkPartialOps rejects a partial update that would create a new key
 // while leaving a NOT NULL column without a value. Whether the key exists is
 // only known against committed state, hence at commit.
-func (t *table) checkPartialOps(ops []op) error {
+func checkPartialOps(t *table, ops []op) error {
 	var exists map[string]bool
 	for _, o := range ops {
 		if o.cols == nil && exists == nil {
@@ -100,31 +100,31 @@ func (t *table) checkPartialOps(ops []op) error {
 
 // applyOp writes one op into committed state and appends its binlog record
 // (doris-facts §8). Callers hold the store write lock.
-func (t *table) applyOp(tso int64, o op) {
+func applyOp(t *table, tso int64, o op) {
 	if t.def.Keys != UniqueKeys {
-		t.applyDupOp(tso, o)
+		applyDupOp(t, tso, o)
 		return
 	}
 	old, exists := t.get(o.row)
 	key := t.keyOf(o.row)
-	if (exists && t.staleBySequence(o, old)) || (!exists && t.staleAfterDelete(o, key)) {
+	if (exists && staleBySequence(t, o, old)) || (!exists && staleAfterDelete(t, o, key)) {
 		return
 	}
 	if o.del {
 		if !exists {
 			if !o.keyOnly {
-				t.noteDelete(o, nil, key)
+				noteDelete(t, o, nil, key)
 			}
 			return
 		}
-		t.noteDelete(o, old, key)
+		noteDelete(t, o, old, key)
 		t.remove(old)
 		if t.rowBinlog {
 			pre := old
 			if !t.needHist {
-				pre = t.keyOnly(old)
+				pre = keyOnly(t, old)
 			}
-			t.appendRecord(tso, rawDelete, pre, nil, key)
+			appendRecord(t, tso, rawDelete, pre, nil, key)
 		}
 		return
 	}
@@ -138,24 +138,24 @@ func (t *table) applyOp(tso int64, o op) {
 		return
 	}
 	if !exists {
-		t.appendRecord(tso, rawInsert, row, nil, key)
+		appendRecord(t, tso, rawInsert, row, nil, key)
 		return
 	}
 	var before []any
 	if t.needHist {
 		before = old
 	}
-	t.appendRecord(tso, rawUpdate, row, before, key)
+	appendRecord(t, tso, rawUpdate, row, before, key)
 }
 
-func (t *table) applyDupOp(tso int64, o op) {
+func applyDupOp(t *table, tso int64, o op) {
 	if o.del {
 		t.removeDup(o.row)
 		return
 	}
 	t.put(o.row)
 	if t.rowBinlog {
-		t.appendRecord(tso, rawInsert, o.row, nil, "")
+		appendRecord(t, tso, rawInsert, o.row, nil, "")
 	}
 }
 

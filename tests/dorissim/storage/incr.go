@@ -165,7 +165,7 @@ func (s *Store) visibleWait(ctx context.Context, plan incrPlan) ([]*record, erro
 	defer timer.Stop()
 	for {
 		s.mu.RLock()
-		blocked := plan.t.hasBlockingTxn(plan.req)
+		blocked := hasBlockingTxn(plan.t, plan.req)
 		log := plan.t.log[:len(plan.t.log):len(plan.t.log)]
 		wake := s.txnEnded
 		s.mu.RUnlock()
@@ -182,7 +182,7 @@ func (s *Store) visibleWait(ctx context.Context, plan incrPlan) ([]*record, erro
 	}
 }
 
-func (t *table) hasBlockingTxn(req incrRequest) bool {
+func hasBlockingTxn(t *table, req incrRequest) bool {
 	for _, startMs := range t.open {
 		if !req.hasEnd || startMs < req.endMs {
 			return true

@@ -134,5 +134,5 @@ func stateBefore(t *table, rec *record) []any {
 		return rec.before
 	}
 	// Written before need_historical_value was enabled: only the key is known.
-	return t.keyOnly(rec.row)
+	return keyOnly(t, rec.row)
 }

@@ -22,12 +22,12 @@ func (s *Store) Table(db, name string) (*TableInfo, error) {
 		DB:                  db,
 		Def:                 cloneDef(t.def),
 		TabletIDs:           ids,
-		Partitions:          t.partitionInfos(),
+		Partitions:          partitionInfos(t),
 		TTLSeconds:          t.ttl,
 		BinlogEnabled:       t.rowBinlog,
 		NeedHistoricalValue: t.needHist,
 		MergeOnWrite:        t.def.Keys == UniqueKeys && t.mow,
-		ShowCreate:          t.showCreate(),
+		ShowCreate:          showCreate(t),
 	}, nil
 }
 
@@ -52,7 +52,7 @@ func quoteString(s string) string {
 // types, NULL/NOT NULL per column, key model, distribution and the sorted
 // effective properties, with the partition clause Doris prints (every range
 // in the fixed [lower, upper) form, as RangePartitionInfo.toSql does).
-func (t *table) showCreate() string {
+func showCreate(t *table) string {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "CREATE TABLE %s (\n", quoteIdent(t.def.Name))
 	for i, c := range t.def.Columns {
@@ -82,7 +82,7 @@ func (t *table) showCreate() string {
 	if t.def.Comment != "" {
 		fmt.Fprintf(&sb, "COMMENT %s\n", quoteString(t.def.Comment))
 	}
-	if ps := t.partitionSQL(); ps != "" {
+	if ps := partitionSQL(t); ps != "" {
 		sb.WriteString(ps + "\n")
 	}
 	if len(t.def.BucketColumns) > 0 {

@@ -86,7 +86,7 @@ func planLoad(t *table, cols []Column, req LoadRequest) (*loadPlan, error) {
 	if (mt != MergeAppend || hasSign) && t.def.Keys != UniqueKeys {
 		return nil, errorf("load by MERGE or DELETE is only supported in unique tables.")
 	}
-	if err := t.checkLoadSequence(p.set, req); err != nil {
+	if err := checkLoadSequence(t, p.set, req); err != nil {
 		return nil, err
 	}
 	return p, p.checkColumns(t, req.PartialColumns)

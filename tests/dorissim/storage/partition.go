@@ -31,36 +31,36 @@ type partitioning struct {
 }
 
 // partitionOf returns the partition a row belongs to, or nil.
-func (t *table) partitionOf(row []any) *partition {
+func partitionOf(t *table, row []any) *partition {
 	if t.part.kind == "" {
 		return t.parts[0]
 	}
 	for _, p := range t.parts {
-		if t.partContains(p, row) {
+		if partContains(t, p, row) {
 			return p
 		}
 	}
 	return nil
 }
 
-func (t *table) partContains(p *partition, row []any) bool {
+func partContains(t *table, p *partition, row []any) bool {
 	if t.part.kind == PartitionList {
 		for _, tuple := range p.values {
-			if t.tupleEqual(tuple, row) {
+			if tupleEqual(t, tuple, row) {
 				return true
 			}
 		}
 		return false
 	}
-	if !p.lowerMin && t.compareTuple(row, p.lower) < 0 {
+	if !p.lowerMin && compareTuple(t, row, p.lower) < 0 {
 		return false
 	}
-	return p.upperMax || t.compareTuple(row, p.upper) < 0
+	return p.upperMax || compareTuple(t, row, p.upper) < 0
 }
 
 // compareTuple compares a row's partition columns with a bound; a nil bound
 // entry is MAXVALUE.
-func (t *table) compareTuple(row []any, bound []any) int {
+func compareTuple(t *table, row []any, bound []any) int {
 	for i, c := range t.part.cols {
 		if i >= len(bound) {
 			return 1 // a bound shorter than the columns is MIN in the rest
@@ -75,7 +75,7 @@ func (t *table) compareTuple(row []any, bound []any) int {
 	return 0
 }
 
-func (t *table) tupleEqual(tuple []any, row []any) bool {
+func tupleEqual(t *table, tuple []any, row []any) bool {
 	for i, c := range t.part.cols {
 		if (tuple[i] == nil) != (row[c] == nil) || compareValues(tuple[i], row[c]) != 0 {
 			return false
@@ -86,7 +86,7 @@ func (t *table) tupleEqual(tuple []any, row []any) bool {
 
 // rebuildTablets refreshes the flat tablet list (partition order, then
 // bucket) that scans and the query plan use.
-func (t *table) rebuildTablets() {
+func rebuildTablets(t *table) {
 	t.tablets = t.tablets[:0:0]
 	for _, p := range t.parts {
 		t.tablets = append(t.tablets, p.tablets...)
@@ -95,13 +95,13 @@ func (t *table) rebuildTablets() {
 
 // replaceTablets swaps every tablet for f's result, keeping partitions and
 // the flat list consistent.
-func (t *table) replaceTablets(f func(*tablet) *tablet) {
+func replaceTablets(t *table, f func(*tablet) *tablet) {
 	for _, p := range t.parts {
 		for i, tb := range p.tablets {
 			p.tablets[i] = f(tb)
 		}
 	}
-	t.rebuildTablets()
+	rebuildTablets(t)
 }
 
 // newPartition allocates the partition's id and tablets; callers hold s.mu.
@@ -134,17 +134,17 @@ func (s *Store) autoPartitionFor(t *table, row []any) *partition {
 			return nil
 		}
 	}
-	t.insertPartition(s.newPartition(t, p))
-	t.rebuildTablets()
+	insertPartition(t, s.newPartition(t, p))
+	rebuildTablets(t)
 	return p
 }
 
 // insertPartition keeps RANGE partitions ordered by lower bound; LIST
 // partitions keep creation order.
-func (t *table) insertPartition(p *partition) {
+func insertPartition(t *table, p *partition) {
 	i := len(t.parts)
 	if t.part.kind == PartitionRange {
-		for i > 0 && t.lowerLess(p, t.parts[i-1]) {
+		for i > 0 && lowerLess(t, p, t.parts[i-1]) {
 			i--
 		}
 	}
@@ -153,7 +153,7 @@ func (t *table) insertPartition(p *partition) {
 	t.parts[i] = p
 }
 
-func (t *table) lowerLess(a, b *partition) bool {
+func lowerLess(t *table, a, b *partition) bool {
 	if a.lowerMin || b.lowerMin {
 		return a.lowerMin && !b.lowerMin
 	}

@@ -7,7 +7,7 @@ import (
 // resolvePartitioning validates the PARTITION BY clause against the
 // columns and key model with Doris's texts, and lays out the initial
 // partitions (ids and tablets are allocated by CreateTable).
-func (t *table) resolvePartitioning() error {
+func resolvePartitioning(t *table) error {
 	d := t.def.Partition
 	if d == nil {
 		t.parts = []*partition{{name: t.def.Name, lowerMin: true, upperMax: true}}
@@ -15,29 +15,29 @@ func (t *table) resolvePartitioning() error {
 	}
 	t.part = partitioning{kind: d.Kind, auto: d.Auto, unit: d.Unit}
 	for _, name := range d.Columns {
-		idx, err := t.partitionColumn(name)
+		idx, err := partitionColumn(t, name)
 		if err != nil {
 			return err
 		}
 		t.part.cols = append(t.part.cols, idx)
 	}
-	if err := t.checkAuto(); err != nil {
+	if err := checkAuto(t); err != nil {
 		return err
 	}
 	for _, item := range d.Items {
-		p, err := t.buildItem(item)
+		p, err := buildItem(t, item)
 		if err != nil {
 			return err
 		}
-		if err := t.checkNewPartition(p); err != nil {
+		if err := checkNewPartition(t, p); err != nil {
 			return err
 		}
-		t.insertPartition(p)
+		insertPartition(t, p)
 	}
 	return nil
 }
 
-func (t *table) partitionColumn(name string) (int, error) {
+func partitionColumn(t *table, name string) (int, error) {
 	idx := t.colIndex(name)
 	if idx < 0 {
 		return 0, errorf("Partition column[%s] does not exist in column list.", name)
@@ -58,7 +58,7 @@ func (t *table) partitionColumn(name string) (int, error) {
 	return idx, nil
 }
 
-func (t *table) checkAuto() error {
+func checkAuto(t *table) error {
 	if !t.part.auto || t.part.kind != PartitionRange {
 		if t.part.auto {
 			return errorf("AUTO LIST PARTITION is not supported by the simulator")
@@ -79,7 +79,7 @@ func (t *table) checkAuto() error {
 }
 
 // buildItem converts one written partition into bounds of the column types.
-func (t *table) buildItem(item PartitionItemDef) (*partition, error) {
+func buildItem(t *table, item PartitionItemDef) (*partition, error) {
 	p := &partition{name: item.Name}
 	var err error
 	switch {
@@ -88,20 +88,20 @@ func (t *table) buildItem(item PartitionItemDef) (*partition, error) {
 			return nil, errorf("List partition %s must use VALUES IN", item.Name)
 		}
 		for _, tuple := range item.In {
-			vals, e := t.partitionValues(item.Name, stringPtrs(tuple), false)
+			vals, e := partitionValues(t, item.Name, stringPtrs(tuple), false)
 			if e != nil {
 				return nil, e
 			}
 			p.values = append(p.values, vals)
 		}
 	case item.LessThan != nil:
-		p.upper, err = t.partitionValues(item.Name, item.LessThan, true)
+		p.upper, err = partitionValues(t, item.Name, item.LessThan, true)
 		p.upperMax = isMaxBound(item.LessThan)
 	case item.Lower != nil:
-		if p.lower, err = t.partitionValues(item.Name, item.Lower, false); err != nil {
+		if p.lower, err = partitionValues(t, item.Name, item.Lower, false); err != nil {
 			return nil, err
 		}
-		p.upper, err = t.partitionValues(item.Name, item.Upper, true)
+		p.upper, err = partitionValues(t, item.Name, item.Upper, true)
 		p.upperMax = isMaxBound(item.Upper)
 		if err == nil && !p.upperMax && compareBounds(p.lower, p.upper) >= 0 {
 			return nil, errorf("The lower values must smaller than upper values")
@@ -131,7 +131,7 @@ func stringPtrs(vals []string) []*string {
 
 // partitionValues parses bound text with the partition columns' types;
 // nil text (MAXVALUE) stays nil.
-func (t *table) partitionValues(name string, vals []*string, allowMax bool) ([]any, error) {
+func partitionValues(t *table, name string, vals []*string, allowMax bool) ([]any, error) {
 	if len(vals) > len(t.part.cols) {
 		return nil, errorf("Partition values number is more than partition column number: %s", name)
 	}
@@ -164,7 +164,7 @@ func compareBounds(a, b []any) int {
 
 // checkNewPartition fills a LESS THAN partition's lower bound from its
 // predecessor and rejects duplicate names and overlaps.
-func (t *table) checkNewPartition(p *partition) error {
+func checkNewPartition(t *table, p *partition) error {
 	for _, q := range t.parts {
 		if strings.EqualFold(q.name, p.name) {
 			return errorf("Duplicate partition name %s", p.name)
@@ -175,7 +175,7 @@ func (t *table) checkNewPartition(p *partition) error {
 			for _, q := range t.parts {
 				for _, other := range q.values {
 					if compareBounds(tuple, other) == 0 {
-						return errorf("The partition key[%s] in partition item[%s] is conflict", t.tupleText(tuple), p.name)
+						return errorf("The partition key[%s] in partition item[%s] is conflict", tupleText(t, tuple), p.name)
 					}
 				}
 			}
@@ -183,11 +183,11 @@ func (t *table) checkNewPartition(p *partition) error {
 		return nil
 	}
 	if p.lower == nil {
-		t.fillLessThanLower(p)
+		fillLessThanLower(t, p)
 	}
 	for _, q := range t.parts {
-		if t.rangesOverlap(p, q) {
-			return errorf("Range %s is intersected with range: %s", t.rangeText(p), t.rangeText(q))
+		if rangesOverlap(t, p, q) {
+			return errorf("Range %s is intersected with range: %s", rangeText(t, p), rangeText(t, q))
 		}
 	}
 	return nil
@@ -195,7 +195,7 @@ func (t *table) checkNewPartition(p *partition) error {
 
 // fillLessThanLower makes VALUES LESS THAN start where the highest
 // partition below its upper bound ends (or at the type minimum).
-func (t *table) fillLessThanLower(p *partition) {
+func fillLessThanLower(t *table, p *partition) {
 	p.lowerMin = true
 	for _, q := range t.parts {
 		if q.upperMax || (!p.upperMax && compareBounds(q.upper, p.upper) >= 0) {
@@ -207,12 +207,12 @@ func (t *table) fillLessThanLower(p *partition) {
 	}
 }
 
-func (t *table) rangesOverlap(a, b *partition) bool {
+func rangesOverlap(t *table, a, b *partition) bool {
 	// a starts before b ends, and b starts before a ends.
-	return t.startsBeforeEnd(a, b) && t.startsBeforeEnd(b, a)
+	return startsBeforeEnd(t, a, b) && startsBeforeEnd(t, b, a)
 }
 
-func (t *table) startsBeforeEnd(a, b *partition) bool {
+func startsBeforeEnd(t *table, a, b *partition) bool {
 	if a.lowerMin || b.upperMax {
 		return true
 	}

@@ -370,7 +370,7 @@ func (r valueRange) overlaps(lo any, loIncl bool, hi any, hiIncl bool) bool {
 func (p *pruner) match(col int, f func(valueRange) bool) []bool {
 	m := make([]bool, len(p.t.parts))
 	for i, part := range p.t.parts {
-		for _, r := range p.t.ranges(part, col) {
+		for _, r := range ranges(p.t, part, col) {
 			if f(r) {
 				m[i] = true
 				break
@@ -380,7 +380,7 @@ func (p *pruner) match(col int, f func(valueRange) bool) []bool {
 	return m
 }
 
-func (t *table) ranges(p *partition, col int) []valueRange {
+func ranges(t *table, p *partition, col int) []valueRange {
 	if t.part.kind == PartitionList {
 		out := make([]valueRange, 0, len(p.values))
 		for _, tuple := range p.values {

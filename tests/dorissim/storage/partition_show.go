@@ -41,7 +41,7 @@ func (p PartitionInfo) ShowRow(rows int64) []string {
 }
 
 // partitionInfos lists partitions in SHOW PARTITIONS order; callers hold s.mu.
-func (t *table) partitionInfos() []PartitionInfo {
+func partitionInfos(t *table) []PartitionInfo {
 	names := make([]string, len(t.part.cols))
 	for i, c := range t.part.cols {
 		names[i] = t.def.Columns[c].Name
@@ -65,7 +65,7 @@ func (t *table) partitionInfos() []PartitionInfo {
 			ReplicationNum: repl, TabletIDs: ids,
 		}
 		if t.part.kind != "" {
-			info.Range = t.itemText(p)
+			info.Range = itemText(t, p)
 		}
 		out[i] = info
 	}
@@ -74,19 +74,19 @@ func (t *table) partitionInfos() []PartitionInfo {
 
 // itemText is Doris's PartitionItem text: a Guava range of PartitionKeys
 // for RANGE, a list of PartitionKeys for LIST.
-func (t *table) itemText(p *partition) string {
+func itemText(t *table, p *partition) string {
 	if t.part.kind == PartitionList {
 		keys := make([]string, len(p.values))
 		for i, v := range p.values {
-			keys[i] = t.keyText(v, false)
+			keys[i] = keyText(t, v, false)
 		}
 		return "[" + strings.Join(keys, ", ") + "]"
 	}
-	return "[" + t.keyText(p.lower, p.lowerMin) + ".." + t.keyText(p.upper, false) + ")"
+	return "[" + keyText(t, p.lower, p.lowerMin) + ".." + keyText(t, p.upper, false) + ")"
 }
 
 // keyText renders one PartitionKey: "types: [DATEV2]; keys: [2008-01-01]; ".
-func (t *table) keyText(vals []any, min bool) string {
+func keyText(t *table, vals []any, min bool) string {
 	types := make([]string, len(t.part.cols))
 	keys := make([]string, len(t.part.cols))
 	for i, c := range t.part.cols {
@@ -106,7 +106,7 @@ func (t *table) keyText(vals []any, min bool) string {
 
 // boundSQL renders a bound as SHOW CREATE TABLE prints it: ('v', 'w') or
 // (MAXVALUE).
-func (t *table) boundSQL(vals []any, min bool) string {
+func boundSQL(t *table, vals []any, min bool) string {
 	parts := make([]string, len(t.part.cols))
 	for i, c := range t.part.cols {
 		typ := t.def.Columns[c].Type
@@ -148,7 +148,7 @@ func typeMinText(typ Type) string {
 
 // partitionSQL is the partition clause of SHOW CREATE TABLE, "" when the
 // table is unpartitioned.
-func (t *table) partitionSQL() string {
+func partitionSQL(t *table) string {
 	if t.part.kind == "" {
 		return ""
 	}
@@ -171,20 +171,20 @@ func (t *table) partitionSQL() string {
 		if t.part.kind == PartitionList {
 			vals := make([]string, len(p.values))
 			for j, v := range p.values {
-				vals[j] = t.listValueSQL(v)
+				vals[j] = listValueSQL(t, v)
 			}
 			fmt.Fprintf(&sb, "PARTITION %s VALUES IN (%s)", p.name, strings.Join(vals, ","))
 			continue
 		}
-		fmt.Fprintf(&sb, "PARTITION %s VALUES [%s, %s)", p.name, t.boundSQL(p.lower, p.lowerMin), t.boundSQL(p.upper, false))
+		fmt.Fprintf(&sb, "PARTITION %s VALUES [%s, %s)", p.name, boundSQL(t, p.lower, p.lowerMin), boundSQL(t, p.upper, false))
 	}
 	sb.WriteString(")")
 	return sb.String()
 }
 
 // listValueSQL prints one LIST tuple: 'v' for one column, ('v', 'w') for more.
-func (t *table) listValueSQL(v []any) string {
-	s := t.boundSQL(v, false)
+func listValueSQL(t *table, v []any) string {
+	s := boundSQL(t, v, false)
 	if len(t.part.cols) == 1 {
 		return s[1 : len(s)-1]
 	}
@@ -192,6 +192,6 @@ func (t *table) listValueSQL(v []any) string {
 }
 
 // tupleText and rangeText feed Doris's conflict messages.
-func (t *table) tupleText(v []any) string { return t.keyText(v, false) }
+func tupleText(t *table, v []any) string { return keyText(t, v, false) }
 
-func (t *table) rangeText(p *partition) string { return t.itemText(p) }
+func rangeText(t *table, p *partition) string { return itemText(t, p) }

@@ -13,7 +13,7 @@ func (s *Store) routeRow(t *table, row []any) bool {
 		return true
 	}
 	s.mu.RLock()
-	p := t.partitionOf(row)
+	p := partitionOf(t, row)
 	s.mu.RUnlock()
 	if p != nil {
 		return true
@@ -23,7 +23,7 @@ func (s *Store) routeRow(t *table, row []any) bool {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if t.partitionOf(row) != nil {
+	if partitionOf(t, row) != nil {
 		return true
 	}
 	return s.autoPartitionFor(t, row) != nil
@@ -31,12 +31,12 @@ func (s *Store) routeRow(t *table, row []any) bool {
 
 // checkRoutedLocked fails a commit whose staged rows lost their partition
 // meanwhile (DROP PARTITION during the transaction).
-func (t *table) checkRoutedLocked(ops []op) error {
+func checkRoutedLocked(t *table, ops []op) error {
 	if t.part.kind == "" {
 		return nil
 	}
 	for _, o := range ops {
-		if !o.del && t.partitionOf(o.row) == nil {
+		if !o.del && partitionOf(t, o.row) == nil {
 			return errNoPartition(t.def.Columns, o.row)
 		}
 	}
@@ -45,10 +45,10 @@ func (t *table) checkRoutedLocked(ops []op) error {
 
 // bumpVersions advances VisibleVersion of the partitions a commit wrote,
 // as each Doris publish does; callers hold s.mu for writing.
-func (t *table) bumpVersions(ops []op, ms int64) {
+func bumpVersions(t *table, ops []op, ms int64) {
 	seen := map[*partition]bool{}
 	for _, o := range ops {
-		if p := t.partitionOf(o.row); p != nil && !seen[p] {
+		if p := partitionOf(t, o.row); p != nil && !seen[p] {
 			seen[p] = true
 			p.version++
 			p.versionMs = ms
@@ -68,15 +68,15 @@ func (s *Store) AddPartition(db, table string, item PartitionItemDef) error {
 	if t.part.kind == "" {
 		return errorf("Only support adding partition to range and list partitioned table")
 	}
-	p, err := t.buildItem(item)
+	p, err := buildItem(t, item)
 	if err != nil {
 		return err
 	}
-	if err := t.checkNewPartition(p); err != nil {
+	if err := checkNewPartition(t, p); err != nil {
 		return err
 	}
-	t.insertPartition(s.newPartition(t, p))
-	t.rebuildTablets()
+	insertPartition(t, s.newPartition(t, p))
+	rebuildTablets(t)
 	return nil
 }
 
@@ -107,7 +107,7 @@ func (s *Store) DropPartition(db, table, name string, ifExists bool) error {
 	}
 	dropped := t.parts[idx]
 	t.parts = append(append([]*partition(nil), t.parts[:idx]...), t.parts[idx+1:]...)
-	t.rebuildTablets()
+	rebuildTablets(t)
 	kept := make([]*record, 0, len(t.log))
 	for _, r := range t.log {
 		if r.part != dropped.id {
@@ -133,7 +133,7 @@ func (s *Store) Partitions(db, table string) ([]PartitionInfo, []int64, error) {
 			counts[i] += int64(len(tb.rows) + len(tb.dup))
 		}
 	}
-	return t.partitionInfos(), counts, nil
+	return partitionInfos(t), counts, nil
 }
 
 // loadFiltered applies max_filter_ratio, the one place it is checked: the

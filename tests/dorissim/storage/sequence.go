@@ -12,7 +12,7 @@ const (
 // mapping form names a table column whose value orders writes of one key;
 // the hidden __DORIS_SEQUENCE_COL__ form (sequence_type) is not modelled
 // and refused with a clear error rather than silently ignored.
-func (t *table) checkSequence() error {
+func checkSequence(t *table) error {
 	col, hasCol := t.def.Properties[propSequenceCol]
 	_, hasType := t.def.Properties[propSequenceType]
 	if !hasCol && !hasType {
@@ -41,7 +41,7 @@ func (t *table) checkSequence() error {
 
 // seqIndex is the sequence column's index, -1 when the table has none. It is
 // looked up each time so column changes cannot leave it stale.
-func (t *table) seqIndex() int {
+func seqIndex(t *table) int {
 	col, ok := t.def.Properties[propSequenceCol]
 	if !ok || t.def.Keys != UniqueKeys {
 		return -1
@@ -53,8 +53,8 @@ func (t *table) seqIndex() int {
 // sequence value lower than the stored row's: Doris keeps the row with the
 // larger sequence (a tie goes to the later write) and writes no binlog
 // record for the dropped one (doris-facts §8).
-func (t *table) staleBySequence(o op, old []any) bool {
-	idx := t.seqIndex()
+func staleBySequence(t *table, o op, old []any) bool {
+	idx := seqIndex(t)
 	if idx < 0 || o.keyOnly || (o.cols != nil && !o.cols[idx]) {
 		return false
 	}
@@ -64,8 +64,8 @@ func (t *table) staleBySequence(o op, old []any) bool {
 // checkLoadSequence applies the stream load rules: a non-partial load must
 // carry the sequence column (unless its default is CURRENT_TIMESTAMP), and a
 // function_column.sequence_col header needs a table with a sequence column.
-func (t *table) checkLoadSequence(set []bool, req LoadRequest) error {
-	idx := t.seqIndex()
+func checkLoadSequence(t *table, set []bool, req LoadRequest) error {
+	idx := seqIndex(t)
 	if idx < 0 {
 		if req.SequenceSource != "" {
 			return errorf("There is no sequence column in the table %s", t.def.Name)
@@ -88,12 +88,12 @@ func (t *table) checkLoadSequence(set []bool, req LoadRequest) error {
 
 // staleAfterDelete reports whether a write of a key that is not present
 // loses against the sequence value of the delete that removed it.
-func (t *table) staleAfterDelete(o op, key string) bool {
+func staleAfterDelete(t *table, o op, key string) bool {
 	seq, ok := t.tombs[key]
 	if !ok {
 		return false
 	}
-	idx := t.seqIndex()
+	idx := seqIndex(t)
 	if idx < 0 || o.keyOnly || (o.cols != nil && !o.cols[idx]) {
 		return false
 	}
@@ -102,8 +102,8 @@ func (t *table) staleAfterDelete(o op, key string) bool {
 
 // noteDelete remembers the sequence value a delete carried (a DELETE
 // statement's carries the stored row's).
-func (t *table) noteDelete(o op, old []any, key string) {
-	idx := t.seqIndex()
+func noteDelete(t *table, o op, old []any, key string) {
+	idx := seqIndex(t)
 	if idx < 0 {
 		return
 	}

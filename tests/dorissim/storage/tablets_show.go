@@ -82,7 +82,7 @@ func (s *Store) TabletReplicas(db, table string, partitions []string) ([]TabletR
 	if len(partitions) > 0 {
 		parts = nil
 		for _, name := range partitions {
-			p := t.partitionNamed(name)
+			p := partitionNamed(t, name)
 			if p == nil {
 				return nil, errorf("Unknown partition: %s", name)
 			}
@@ -102,7 +102,7 @@ func (s *Store) TabletReplicas(db, table string, partitions []string) ([]TabletR
 	return out, nil
 }
 
-func (t *table) partitionNamed(name string) *partition {
+func partitionNamed(t *table, name string) *partition {
 	for _, p := range t.parts {
 		if strings.EqualFold(p.name, name) {
 			return p

@@ -7,6 +7,37 @@ import (
 	"sync/atomic"
 )
 
+// table is one table's state; guarded by Store.mu.
+type table struct {
+	db        string
+	def       TableDef
+	props     map[string]string // effective properties for SHOW CREATE
+	rowBinlog bool
+	needHist  bool
+	mow       bool
+	ttl       int64
+	keyIdx    []int
+	bucketIdx []int
+	tablets   []*tablet // every partition's tablets, partition order then bucket
+	part      partitioning
+	parts     []*partition // RANGE: ascending bounds; LIST: creation order
+	schemaVer int64
+	log       []*record // committed binlog records in (TSO, LSN) order
+	nextLSN   int64
+	open      map[*Txn]int64 // open writing txns -> Begin physical ms
+	tombs     map[string]any // sequence value of each deleted key (sequence.go)
+}
+
+// colIndex is the index of the column called name, -1 when there is none.
+func (t *table) colIndex(name string) int {
+	for i, c := range t.def.Columns {
+		if strings.EqualFold(c.Name, name) {
+			return i
+		}
+	}
+	return -1
+}
+
 // tablet holds one bucket's rows. UNIQUE tablets index rows by key and cache
 // a key-sorted slice for scans; DUP tablets keep an append-only slice whose
 // prefix readers may hold (deletes and truncation replace the slice).
@@ -63,7 +94,7 @@ func (t *table) keyOf(row []any) string {
 // tabletFor returns the tablet that holds row: its partition's bucket, or
 // nil when no partition takes the row.
 func (t *table) tabletFor(row []any) *tablet {
-	p := t.partitionOf(row)
+	p := partitionOf(t, row)
 	if p == nil {
 		return nil
 	}
