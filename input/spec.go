@@ -201,7 +201,9 @@ func readFields() []*service.ConfigField {
 				"A table has one tablet per partition and bucket (30 daily partitions × 16 buckets is 480 tablets), and `_query_plan` " +
 				"lists every tablet of every partition once. Tablets are grouped by count only, in ascending tablet id order per backend, " +
 				"so every tablet is read exactly once, whatever the value; a split may hold tablets of more than one partition, " +
-				"but never more than `request_tablet_size` tablets. Larger values mean fewer, longer splits.").
+				"but never more than `request_tablet_size` tablets. Larger values mean fewer, longer splits. " +
+				"Each split is one Flight SQL query, so a database of many small tables snapshots faster with this at their bucket count " +
+				"(and `max_parallel_snapshot_tables` at 4–8); a split is also the unit of progress, so a restart reads an unfinished split again from its start.").
 			Example(1).Example(16).
 			Default(1).Advanced().
 			LintRule(minIntLint(fieldRequestTabletSize)),
