@@ -35,8 +35,6 @@ type coordinator struct {
 	mu      sync.Mutex
 	tables  map[string]*tableInfo
 	skipped *skippedTables // tables matched but not followable
-
-	fail context.CancelCauseFunc // ends the run, from a snapshot's goroutine
 }
 
 // runEnv is what a run takes from the input that starts it.
@@ -78,7 +76,7 @@ func newCoordinator(env runEnv, sp *startPoint, cat *catalog) *coordinator {
 func (co *coordinator) produce(ctx context.Context, run *delivery.Run[*checkpoint.State]) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	co.fail = cancel
+	co.snaps.fail = cancel
 	batcher, err := co.newBatcher()
 	if err != nil {
 		return err

@@ -28,7 +28,7 @@ func testCoordinator(t *testing.T, e *simEnv, st *checkpoint.State, clock dorisC
 	co.em = &emitter{run: sink, progress: st.Clone()}
 	co.wr = newWindowReader(co)
 	// A failing snapshot ends the run by cancelling it: the test sees it.
-	co.fail = func(err error) { t.Errorf("the run failed: %v", err) }
+	co.snaps.fail = func(err error) { t.Errorf("the run failed: %v", err) }
 	t.Cleanup(co.snaps.wait)
 	return co, sink
 }

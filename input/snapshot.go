@@ -16,7 +16,8 @@ type snapshots struct {
 	sr       *splitReader
 	sem      chan struct{} // max_parallel_snapshot_tables
 	wg       sync.WaitGroup
-	finished chan struct{} // signalled when a table's snapshot finished
+	finished chan struct{}           // signalled when a table's snapshot finished
+	fail     context.CancelCauseFunc // ends the run; set when it starts
 }
 
 func newSnapshots(co *coordinator) *snapshots {
@@ -47,7 +48,7 @@ func (s *snapshots) start(ctx context.Context, t *tableInfo, done []int64) {
 		}
 		defer func() { <-s.sem }()
 		if err := s.read(ctx, t, done); err != nil {
-			s.co.fail(err)
+			s.fail(err)
 			return
 		}
 		select {

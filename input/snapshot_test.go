@@ -45,7 +45,7 @@ func runSnapshots(t *testing.T, co *coordinator) error {
 	t.Helper()
 	ctx, cancel := context.WithCancelCause(testCtx(t))
 	defer cancel(nil)
-	co.fail = cancel
+	co.snaps.fail = cancel
 	co.snaps.startPending(ctx)
 	co.snaps.wait()
 	return context.Cause(ctx)
