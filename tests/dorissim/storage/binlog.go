@@ -25,8 +25,6 @@ type record struct {
 	part   int64 // partition id; DROP PARTITION removes its records
 }
 
-func (r *record) physMs() int64 { return r.tso >> tsoLogicalBits }
-
 // appendRecord adds a record under the store write lock.
 func appendRecord(t *table, tso int64, op rawOp, row, before []any, key string) {
 	t.nextLSN++
