@@ -26,7 +26,7 @@ func directRead(s *Session, gctx *sql.Context, body string) (*Result, bool, erro
 	}
 	q, ok := parseDirectRead(body)
 	if !ok {
-		return nil, false, nil
+		return directCount(s, body)
 	}
 	db, err := qualify(s, q.db)
 	if err != nil {

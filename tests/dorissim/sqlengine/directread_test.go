@@ -80,3 +80,39 @@ func TestDirectReadMatchesGMS(t *testing.T) {
 		t.Fatal("unknown column accepted")
 	}
 }
+
+// TestDirectCountMatchesGMS checks the bounded count probe served from
+// storage against the same count through go-mysql-server, below, at and
+// above the table's row count, after updates and deletes.
+func TestDirectCountMatchesGMS(t *testing.T) {
+	eng, _ := newTestEngine(t, nil)
+	s := eng.NewSession("root")
+	defer s.Close()
+	mustExec(t, s, "CREATE DATABASE d")
+	mustExec(t, s, "CREATE TABLE d.t (k BIGINT NOT NULL, v VARCHAR(8)) "+
+		"UNIQUE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 3 PROPERTIES (\"binlog.enable\" = \"true\", \"binlog.format\" = \"ROW\")")
+	for i := 0; i < 30; i++ {
+		mustExec(t, s, fmt.Sprintf("INSERT INTO d.t VALUES (%d, 'v%d')", i, i))
+	}
+	mustExec(t, s, "UPDATE d.t SET v = 'upd' WHERE k < 5")
+	mustExec(t, s, "DELETE FROM d.t WHERE k >= 25")
+	for _, limit := range []int{0, 1, 24, 25, 26, 1000} {
+		direct := fmt.Sprintf("SELECT COUNT(*) FROM (SELECT 1 FROM `d`.`t` LIMIT %d) probe", limit)
+		viaGMS := fmt.Sprintf("SELECT COUNT(*) FROM (SELECT 1 FROM `d`.`t` WHERE 1 = 1 LIMIT %d) probe", limit)
+		res, head, rows := drainQuery(t, s, direct)
+		if res.static == nil {
+			t.Fatalf("%s did not take the direct path", direct)
+		}
+		gms, gmsHead, gmsRows := drainQuery(t, s, viaGMS)
+		if gms.static != nil {
+			t.Fatalf("%s took the direct path", viaGMS)
+		}
+		want := fmt.Sprintf("[%d]", min(limit, 25))
+		if head != gmsHead || fmt.Sprint(rows) != fmt.Sprint(gmsRows) || len(rows) != 1 || rows[0] != want {
+			t.Fatalf("direct and GMS counts differ for %s\n direct %s %v\n gms    %s %v (want %s)", direct, head, rows, gmsHead, gmsRows, want)
+		}
+	}
+	if _, err := s.Query(testCtx(t), "SELECT COUNT(*) FROM (SELECT 1 FROM d.nope LIMIT 5) probe"); err == nil {
+		t.Fatal("count of a missing table accepted")
+	}
+}
