@@ -101,6 +101,12 @@ func SnapshotSQL(db, table string, cols []string, tablets []int64, filter string
 	return b.String()
 }
 
+// CountUpToSQL counts a table's rows up to limit: the count of a large
+// table need go no further than limit rows.
+func CountUpToSQL(db, table string, limit int64) string {
+	return "SELECT COUNT(*) FROM (SELECT 1 FROM " + QualifiedTable(db, table) + " LIMIT " + strconv.FormatInt(limit, 10) + ") probe"
+}
+
 // BinlogCondition is the WHERE condition of every @incr query: without
 // update_before rows when ignoreUpdateBefore is set (op code 2, see
 // doris-facts §7), and the user's filter, which must have passed
