@@ -40,6 +40,7 @@ type Config struct {
 	ReadFields                []string
 	FilterQuery               string
 	RequestTabletSize         int
+	SnapshotQueryRows         int // 0: one query per split
 	BatchSize                 int
 	MaxParallelSnapshotSplits int
 	MaxParallelSnapshotTables int
@@ -230,6 +231,12 @@ func parseRead(pc *service.ParsedConfig, c *Config) error {
 		if *f.dst, err = parsePositiveInt(pc, f.name); err != nil {
 			return err
 		}
+	}
+	if c.SnapshotQueryRows, err = pc.FieldInt(fieldSnapshotQueryRows); err != nil {
+		return fieldErr(fieldSnapshotQueryRows, err)
+	}
+	if c.SnapshotQueryRows < 0 {
+		return fieldErrf(fieldSnapshotQueryRows, "%s must be 0 or more; got %d", fieldSnapshotQueryRows, c.SnapshotQueryRows)
 	}
 	return nil
 }

@@ -91,11 +91,11 @@ func (s *snapshots) read(ctx context.Context, t *tableInfo, done []int64) error 
 		return err
 	}
 	key := t.name.key
-	splitsDone := total - len(todo)
+	splitsDone := total - pendingSplits(todo)
 	co.m.splitsTotal.Set(int64(total), key)
 	co.m.splitsDone.Set(int64(splitsDone), key)
-	co.log.Infof("Snapshot of %s: %d splits of %d tablet(s) at most, %d already done, reading %d at a time",
-		key, total, co.conf.RequestTabletSize, total-len(todo), co.conf.MaxParallelSnapshotSplits)
+	co.log.Infof("Snapshot of %s: %d splits of %d tablet(s) at most, %d already done, reading %d in %d queries, %d at a time",
+		key, total, co.conf.RequestTabletSize, splitsDone, total-splitsDone, len(todo), co.conf.MaxParallelSnapshotSplits)
 	co.refreshTableGauges()
 
 	rctx, cancel := context.WithCancel(ctx)
@@ -108,7 +108,7 @@ func (s *snapshots) read(ctx context.Context, t *tableInfo, done []int64) error 
 		}
 		finished := ch.tablets
 		if finished != nil {
-			splitsDone++
+			splitsDone += ch.splits
 			co.m.splitsDone.Set(int64(splitsDone), key)
 		}
 		emitErr = co.em.emit(ctx, ch.msgs, func(st *checkpoint.State) { st.SnapshotTabletsDone(key, finished) })
@@ -120,6 +120,14 @@ func (s *snapshots) read(ctx context.Context, t *tableInfo, done []int64) error 
 		return err
 	}
 	return s.finish(ctx, key, total)
+}
+
+func pendingSplits(todo []splitQuery) int {
+	n := 0
+	for _, q := range todo {
+		n += q.splits
+	}
+	return n
 }
 
 // finish moves a table past its snapshot: a table that started with the

@@ -26,15 +26,17 @@ type splitReader struct {
 	maxRows int
 }
 
-// snapChunk is a batch of rows of one split; the last chunk of a split says
-// so, which is when the split's tablets count as done.
+// snapChunk is a batch of rows of one query; the last chunk of a query says
+// so, which is when its tablets count as done.
 type snapChunk struct {
 	msgs    []*service.Message
-	tablets []int64 // set on the split's last chunk
+	tablets []int64 // set on the query's last chunk
+	splits  int     // the splits the query read, on its last chunk
 }
 
-// pending plans splits with _query_plan and drops tablets already done.
-func (sr *splitReader) pending(ctx context.Context, t *tableInfo, doneTablets []int64) ([]doris.Split, int, error) {
+// pending plans splits with _query_plan, drops tablets already done and
+// forms the queries that read the rest.
+func (sr *splitReader) pending(ctx context.Context, t *tableInfo, doneTablets []int64) ([]splitQuery, int, error) {
 	planSQL := doris.SnapshotSQL(t.name.db, t.name.table, sr.conf.ReadFields, nil, sr.conf.FilterQuery)
 	qp, err := doris.PlanQuery(ctx, sr.c.rest, t.name.db, t.name.table, planSQL)
 	if err != nil {
@@ -58,13 +60,16 @@ func (sr *splitReader) pending(ctx context.Context, t *tableInfo, doneTablets []
 			todo = append(todo, sp)
 		}
 	}
-	return todo, len(splits), nil
+	if len(todo) == 0 {
+		return nil, len(splits), nil
+	}
+	return queriesFor(todo, sr.isSmall(ctx, t)), len(splits), nil
 }
 
 // start runs the split workers of one table. The returned
 // channel closes when all of them stop; wait then reports the first error.
-func (sr *splitReader) start(ctx context.Context, t *tableInfo, todo []doris.Split) (<-chan snapChunk, func() error) {
-	work := make(chan doris.Split, len(todo))
+func (sr *splitReader) start(ctx context.Context, t *tableInfo, todo []splitQuery) (<-chan snapChunk, func() error) {
+	work := make(chan splitQuery, len(todo))
 	for _, sp := range todo {
 		work <- sp
 	}
@@ -104,7 +109,7 @@ func (sr *splitReader) start(ctx context.Context, t *tableInfo, todo []doris.Spl
 
 // readWithRetry re-reads a failed split from its start: rows already
 // emitted from the failed attempt may be delivered twice, rows are never lost.
-func (sr *splitReader) readWithRetry(ctx context.Context, t *tableInfo, sp doris.Split, out chan<- snapChunk) error {
+func (sr *splitReader) readWithRetry(ctx context.Context, t *tableInfo, sp splitQuery, out chan<- snapChunk) error {
 	var bo backoff
 	for attempt := 1; ; attempt++ {
 		err := sr.read(ctx, t, sp, out)
@@ -126,8 +131,8 @@ func (sr *splitReader) readWithRetry(ctx context.Context, t *tableInfo, sp doris
 	}
 }
 
-// read reads one split on a session of its own.
-func (sr *splitReader) read(ctx context.Context, t *tableInfo, sp doris.Split, out chan<- snapChunk) (err error) {
+// read reads one query's splits on a session of its own.
+func (sr *splitReader) read(ctx context.Context, t *tableInfo, sp splitQuery, out chan<- snapChunk) (err error) {
 	fc, err := sr.c.session(ctx)
 	if err != nil {
 		return err
@@ -171,5 +176,5 @@ func (sr *splitReader) read(ctx context.Context, t *tableInfo, sp doris.Split, o
 	if err != nil {
 		return fmt.Errorf("reading snapshot split %s of %s: %w", sp.ID, t.name.key, err)
 	}
-	return send(snapChunk{msgs: buf, tablets: sp.Tablets})
+	return send(snapChunk{msgs: buf, tablets: sp.Tablets, splits: sp.splits})
 }

@@ -92,7 +92,7 @@ func (f *snapFixture) rowsOf(tablets ...int64) []string {
 }
 
 // readAll runs the split workers over todo and collects their chunks.
-func (f *snapFixture) readAll(t *testing.T, todo []doris.Split) ([]snapChunk, error) {
+func (f *snapFixture) readAll(t *testing.T, todo []splitQuery) ([]snapChunk, error) {
 	t.Helper()
 	chunks, wait := f.sr.start(testCtx(t), f.t, todo)
 	var got []snapChunk
@@ -187,7 +187,7 @@ func TestSplitReaderReadsEachSplitOnce(t *testing.T) {
 			seen[splitOf[body]]++
 		}
 		if ch.tablets != nil {
-			i := slices.IndexFunc(todo, func(sp doris.Split) bool { return slices.Equal(sp.Tablets, ch.tablets) })
+			i := slices.IndexFunc(todo, func(sp splitQuery) bool { return slices.Equal(sp.Tablets, ch.tablets) })
 			if want := len(f.rowsOf(ch.tablets...)); i < 0 || seen[i] != want {
 				t.Errorf("split %v reported done after %d of its %d rows", ch.tablets, seen[max(i, 0)], want)
 			}
@@ -248,5 +248,66 @@ func TestSplitReaderGivesUpAfterItsRetries(t *testing.T) {
 		if ch.tablets != nil && slices.Equal(ch.tablets, todo[0].Tablets) {
 			t.Fatalf("the failed split %v was reported done", todo[0].Tablets)
 		}
+	}
+}
+
+// A table of at most snapshot_query_rows rows is read in one query per
+// BE: its four one-tablet splits take one query (the simulator has one
+// BE), every row arrives once, and the query's last chunk reports all four
+// splits done. One row fewer in the limit, and each split is a query.
+func TestSplitReaderReadsASmallTableInOneQuery(t *testing.T) {
+	for _, tc := range []struct {
+		limit   int
+		queries int
+	}{{snapRows, 1}, {snapRows - 1, 4}, {0, 4}} {
+		f := newSnapFixture(t, func(c *Config) { c.RequestTabletSize, c.SnapshotQueryRows = 1, tc.limit })
+		todo, total, err := f.sr.pending(testCtx(t), f.t, nil)
+		if err != nil || total != 4 || len(todo) != tc.queries {
+			t.Fatalf("snapshot_query_rows %d: %d queries of %d splits, %v; want %d of 4", tc.limit, len(todo), total, err, tc.queries)
+		}
+		chunks, err := f.readAll(t, todo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := chunkBodies(t, chunks), f.rowsOf(f.tablets()...); !slices.Equal(got, want) {
+			t.Fatalf("snapshot_query_rows %d: read rows %v, want %v", tc.limit, got, want)
+		}
+		splits := 0
+		for _, ch := range chunks {
+			splits += ch.splits
+		}
+		done := finishedTablets(chunks)
+		slices.Sort(done)
+		if splits != 4 || !slices.Equal(done, f.tablets()) {
+			t.Fatalf("snapshot_query_rows %d: %d splits and tablets %v reported done, want 4 and %v", tc.limit, splits, done, f.tablets())
+		}
+		if tc.queries == 1 && chunks[len(chunks)-1].splits != 4 {
+			t.Fatalf("the one query's last chunk reports %d splits, want 4", chunks[len(chunks)-1].splits)
+		}
+	}
+}
+
+// A restart forms the same query for what is left: the tablets done are
+// left out, and the rest of a small table is still one query.
+func TestSplitReaderSmallTableAfterARestart(t *testing.T) {
+	f := newSnapFixture(t, func(c *Config) { c.RequestTabletSize, c.SnapshotQueryRows = 1, snapRows })
+	ids := f.tablets()
+	todo, _, err := f.sr.pending(testCtx(t), f.t, ids[:1])
+	if err != nil || len(todo) != 1 || todo[0].splits != 3 || !slices.Equal(todo[0].Tablets, ids[1:]) {
+		t.Fatalf("pending after one tablet: %+v, %v; want one query of the other three", todo, err)
+	}
+}
+
+// A count that fails only costs speed: the table is read one split per
+// query, with a warning that says so.
+func TestSplitReaderCountFailureReadsSplitByQuery(t *testing.T) {
+	f := newSnapFixture(t, func(c *Config) { c.RequestTabletSize, c.SnapshotQueryRows = 1, snapRows })
+	f.srv.SetFaults(dorissim.Faults{FailDoGet: 1})
+	todo, _, err := f.sr.pending(testCtx(t), f.t, nil)
+	if err != nil || len(todo) != 4 {
+		t.Fatalf("pending with a failing count: %d queries, %v; want 4", len(todo), err)
+	}
+	if n := len(f.log.lines("WARN", "Counting the rows of d.s failed, so it is read one snapshot split per query")); n != 1 {
+		t.Fatalf("%d warnings about the count, want 1", n)
 	}
 }

@@ -32,6 +32,7 @@ const (
 	fieldReadField                 = "read_field"
 	fieldFilterQuery               = "filter_query"
 	fieldRequestTabletSize         = "request_tablet_size"
+	fieldSnapshotQueryRows         = "snapshot_query_rows"
 	fieldBatchSize                 = "batch_size"
 	fieldMaxParallelSnapshotSplits = "max_parallel_snapshot_splits"
 	fieldMaxParallelSnapshotTables = "max_parallel_snapshot_tables"
@@ -202,11 +203,22 @@ func readFields() []*service.ConfigField {
 				"lists every tablet of every partition once. Tablets are grouped by count only, in ascending tablet id order per backend, " +
 				"so every tablet is read exactly once, whatever the value; a split may hold tablets of more than one partition, " +
 				"but never more than `request_tablet_size` tablets. Larger values mean fewer, longer splits. " +
-				"Each split is one Flight SQL query, so a database of many small tables snapshots faster with this at their bucket count " +
-				"(and `max_parallel_snapshot_tables` at 4–8); a split is also the unit of progress, so a restart reads an unfinished split again from its start.").
+				"Each split is one Flight SQL query unless `snapshot_query_rows` merges a small table's splits; a split is also the unit of progress, " +
+				"so a restart reads an unfinished split again from its start.").
 			Example(1).Example(16).
 			Default(1).Advanced().
 			LintRule(minIntLint(fieldRequestTabletSize)),
+		service.NewIntField(fieldSnapshotQueryRows).
+			Description("A table with at most this many rows is snapshotted in one query per backend instead of one per split. " +
+				"Each split is one Flight SQL query, and with small tablets the queries cost more than their rows: 100 tables of 8 buckets " +
+				"are 800 queries. Before a table's snapshot the input counts its rows up to this limit (`SELECT COUNT(*) FROM (SELECT 1 FROM <table> LIMIT <n>)`, " +
+				"one more short query), so the count is exact at that moment, unlike Doris's tablet statistics, which lag a load by minutes. " +
+				"A restart counts again, so an unchanged table is read in the same queries and gives the same batches. " +
+				"Larger tables keep one query per split. A query is the unit of progress: a restart reads an unfinished one again from its start, " +
+				"at most this many rows for a small table. A failed count is logged and the table is read one split per query. 0 turns the count off.").
+			Example(0).Example(100000).Example(1000000).
+			Default(100000).Advanced().
+			LintRule(`root = if this < 0 { [ "snapshot_query_rows must be 0 or more; got %v".format(this) ] }`),
 		service.NewIntField(fieldBatchSize).
 			Description("Maximum number of rows per emitted batch.").
 			Default(4064).
