@@ -149,7 +149,7 @@ func kafkaCrashConfig(srv *dorissim.Server, brokers []string, cacheDir string, e
 	b.WriteString("http:\n  enabled: false\nlogger:\n  level: INFO\n  format: logfmt\nshutdown_timeout: 30s\n")
 	b.WriteString("input:\n")
 	in := harness.SelectYAML(srv, `include: ['`+kcDB+`\..*']`, "scan_mode: initial", "batch_size: 20",
-		fmt.Sprintf("checkpoint_limit: %d", kcCheckpointLimit), "checkpoint_cache_key: "+kcCheckpointCp, "request_tablet_size: 1")
+		fmt.Sprintf("checkpoint_limit: %d", kcCheckpointLimit), "checkpoint_cache_key: "+kcCheckpointCp, "request_tablet_size: 1", "snapshot_query_rows: 0")
 	harness.Indent(&b, in)
 	// exactly_once's tail check needs the input's order: one thread.
 	b.WriteString("pipeline:\n  threads: 1\n")

@@ -135,7 +135,7 @@ func loadCrashConfig(srv *dorissim.Server, cacheDir string) string {
 	var b strings.Builder
 	b.WriteString("http:\n  enabled: false\nlogger:\n  level: INFO\n  format: logfmt\nshutdown_timeout: 30s\n")
 	b.WriteString("input:\n")
-	in := harness.InputYAML(srv, lcDB+".src", "scan_mode: initial", "batch_size: 50", "checkpoint_limit: 200", "request_tablet_size: 1")
+	in := harness.InputYAML(srv, lcDB+".src", "scan_mode: initial", "batch_size: 50", "checkpoint_limit: 200", "request_tablet_size: 1", "snapshot_query_rows: 0")
 	harness.Indent(&b, in)
 	// One pipeline thread: several would reorder batches, and a change
 	// loaded before an older one would be overwritten by it.

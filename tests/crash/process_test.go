@@ -63,6 +63,7 @@ func (pc *pipelineConf) configYAML(outPath string) string {
     max_parallel_snapshot_splits: %d
     max_parallel_snapshot_tables: %d
     request_tablet_size: 1
+    snapshot_query_rows: 0
     debug_metadata: true
 `, pc.srv.HTTPAddr(), db+`\..*`, discoveryInterval, checkpointKey, pc.batchSize, pc.checkpointLimit, pc.parallelSplits, pc.parallelTables)
 	// One processor thread: with more, Benthos hands batches to the output

@@ -54,7 +54,7 @@ func (s *suite) verify() figures {
 // in their snapshot also re-read every split that was in progress: at most
 // max_parallel_snapshot_tables of them are read at once, each with at most
 // max_parallel_snapshot_splits splits of request_tablet_size 1, i.e. that
-// many tablets. A tablet never holds more rows than the keys ever inserted
+// many tablets (snapshot_query_rows 0 keeps every query to one split). A tablet never holds more rows than the keys ever inserted
 // into it, which is at most its live rows at the end plus every deleted key
 // (the workload never reuses a key).
 func (s *suite) bound() int {
