@@ -83,3 +83,11 @@ func TestIncrSQLWhere(t *testing.T) {
 		t.Fatalf("got  %q\nwant %q", got, want)
 	}
 }
+
+func TestCountUpToSQL(t *testing.T) {
+	got := CountUpToSQL("sa`les", "orders", 100001)
+	want := "SELECT COUNT(*) FROM (SELECT 1 FROM `sa``les`.`orders` LIMIT 100001) probe"
+	if got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+}
