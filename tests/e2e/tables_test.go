@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
 	"github.com/rpconnect-doris/rpconnect-doris/tests/dorissim"
 	"github.com/rpconnect-doris/rpconnect-doris/tests/harness"
 )
@@ -244,8 +245,25 @@ func TestDroppedTableLeaves(t *testing.T) {
 
 // TestRestartMidSnapshotOfSeveralTables stops an initial stream while
 // several tables are being snapshotted two at a time; the restart reads
-// only the splits not yet delivered, and the two runs rebuild every table.
+// only what was not yet delivered, and the two runs rebuild every table.
+// With one query per split the unit of progress is a split; with the
+// default snapshot_query_rows these small tables are read in one query
+// each, and the unit is the table.
 func TestRestartMidSnapshotOfSeveralTables(t *testing.T) {
+	cases := []struct {
+		name  string
+		extra []string
+		stop  int // events of the first run before it is stopped
+	}{
+		{"query_per_split", []string{"snapshot_query_rows: 0"}, 300},
+		{"query_per_table", nil, 900},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) { restartMidSnapshotOfSeveralTables(t, tc.extra, tc.stop) })
+	}
+}
+
+func restartMidSnapshotOfSeveralTables(t *testing.T, extra []string, stopAt int) {
 	srv := harness.StartSim(t, dorissim.Config{})
 	names := []string{"t1", "t2", "t3", "t4"}
 	for i, tbl := range names {
@@ -256,31 +274,30 @@ func TestRestartMidSnapshotOfSeveralTables(t *testing.T) {
 	}
 	dir := t.TempDir()
 	cache := harness.FileCache(dir)
-	in := harness.SelectYAML(srv, `include: ['snaps\..*']`, "scan_mode: initial", "max_parallel_snapshot_tables: 2",
-		"max_parallel_snapshot_splits: 1", "batch_size: 10", "checkpoint_limit: 20", "checkpoint_cache_key: snaps")
+	opts := append([]string{"scan_mode: initial", "max_parallel_snapshot_tables: 2", "max_parallel_snapshot_splits: 1",
+		"batch_size: 10", "checkpoint_limit: 20", "checkpoint_cache_key: snaps"}, extra...)
+	in := harness.SelectYAML(srv, `include: ['snaps\..*']`, opts...)
 	first := &harness.Collector{}
 	first.Delay = 5 * time.Millisecond // a slow output, so that the stop lands mid-snapshot
 	r1 := harness.RunStream(t, harness.StreamConfig{Input: in, Resources: cache}, first)
-	first.WaitFor(t, 60*time.Second, "part of the snapshots", func(evs []harness.Event) bool { return len(evs) >= 300 })
+	first.WaitFor(t, 60*time.Second, "part of the snapshots", func(evs []harness.Event) bool { return len(evs) >= stopAt })
 	if err := r1.Stop(20 * time.Second); err != nil {
 		t.Fatalf("stopping: %v", err)
 	}
 	st := harness.StoredStateFile(t, dir, "snaps")
 	doneRows, snapshotting := 0, 0
 	for name, ts := range st.Tables {
-		if ts.Phase == "snapshot" {
-			snapshotting++
-		}
 		if ts.Phase != "snapshot" {
 			doneRows += 400
 			continue
 		}
+		snapshotting++
 		if len(ts.DoneTablets) > 0 {
 			doneRows += countInTablets(t, srv, name, ts.DoneTablets)
 		}
 	}
 	if snapshotting == 0 || doneRows == 0 {
-		t.Fatalf("the stop did not land mid-snapshot with progress saved: %+v", st.Tables)
+		t.Fatalf("the stop did not land mid-snapshot with progress saved: %s", describeTables(st))
 	}
 	second := &harness.Collector{}
 	harness.RunStream(t, harness.StreamConfig{Input: in, Resources: cache}, second)
@@ -304,8 +321,8 @@ func TestRestartMidSnapshotOfSeveralTables(t *testing.T) {
 			reread++
 		}
 	}
-	// Tablets whose split finished are not read again: the second run reads
-	// at most the rows of the tablets not marked done.
+	// What was marked done is not read again: the second run reads at most
+	// the rows of the tablets not marked done.
 	if reread > 1600-doneRows {
 		t.Fatalf("the restart read %d snapshot rows although %d of 1600 were in finished tablets", reread, doneRows)
 	}
@@ -328,4 +345,14 @@ func countInTablets(t *testing.T, srv *dorissim.Server, table string, tablets []
 		t.Fatalf("count %v: %v", rows[0][0], err)
 	}
 	return n
+}
+
+// describeTables names each table's phase and finished tablets, in order.
+func describeTables(st *checkpoint.State) string {
+	var parts []string
+	for _, name := range st.TableNames() {
+		ts := st.Tables[name]
+		parts = append(parts, fmt.Sprintf("%s: %s, %d tablets done", name, ts.Phase, len(ts.DoneTablets)))
+	}
+	return strings.Join(parts, "; ")
 }

@@ -108,7 +108,9 @@ func TestFaultMatrixSnapshot(t *testing.T) {
 			out := &held{}
 			// 80 batches of 60 ms: the snapshot outlasts the fault.
 			f := newFixture(t, srv, table, w, matrixCollector(out, 60*time.Millisecond))
-			in := harness.InputYAML(srv, db+"."+table, "scan_mode: initial", "batch_size: 25", "max_parallel_snapshot_splits: 1")
+			// One query per split: a fault must find queries still to run.
+			in := harness.InputYAML(srv, db+"."+table, "scan_mode: initial", "batch_size: 25", "max_parallel_snapshot_splits: 1",
+				"snapshot_query_rows: 0")
 			done := make(chan struct{})
 			if mf.atStart {
 				go func() { defer close(done); mf.run(srv, out) }()
