@@ -213,7 +213,7 @@ func TestDefaults(t *testing.T) {
 	}
 	want := Config{
 		FENodes: []string{"127.0.0.1:8030"}, Selection: selection{fixed: []tableName{newTableName("shop", "orders")}},
-		DiscoveryInterval: time.Minute, MaxParallelSnapshotTables: 1,
+		DiscoveryInterval: time.Minute, MaxParallelSnapshotTables: 4,
 		Username: "root", Password: testPassword,
 		ScanMode: "snapshot", IncrementType: "DETAIL",
 		PollInterval: 10 * time.Second, VisibleWaitTimeout: 5 * time.Minute,

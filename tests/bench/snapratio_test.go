@@ -24,8 +24,9 @@ import (
 // BENCH_MANY_AT_ONCE lists row m's max_parallel_snapshot_tables values, each
 // measured every round (0: the input's default), BENCH_MANY_SPLITS its
 // max_parallel_snapshot_splits (default 2) and BENCH_MANY_TABLET_SIZE its
-// request_tablet_size (default: the input's); BENCH_MANY_LOG=1
-// logs row m's run at INFO level and reports when its first table starts
+// request_tablet_size (default: the input's), BENCH_MANY_MODE its
+// scan_mode (default initial; snapshot has no wait for the next whole Doris
+// second); BENCH_MANY_LOG=1 logs row m's run at INFO level and reports when its first table starts
 // (BENCH_MANY_LOG_ALL=1 prints every line); BENCH_GCTRACE=1 traces the
 // collections of the narrow runs.
 func TestSnapshotRatioBench(t *testing.T) {
@@ -49,6 +50,10 @@ func TestSnapshotRatioBench(t *testing.T) {
 		}
 	}
 	narrow := os.Getenv("BENCH_NARROW") == "1"
+	manyMode := "initial"
+	if v := os.Getenv("BENCH_MANY_MODE"); v != "" {
+		manyMode = v
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Minute)
 	defer cancel()
 	s := startSim(t)
@@ -91,7 +96,7 @@ func TestSnapshotRatioBench(t *testing.T) {
 				sim0 = s.cpu(t)
 				name := fmt.Sprintf("m%d%s", n, b.name)
 				stopPerf = perfSim(t, s, prof(name+".sim"))
-				m, err := runManySnapshot(t, ctx, s, n, prof(name))
+				m, err := runManySnapshotIn(t, ctx, s, manyMode, n, prof(name))
 				stopPerf()
 				if err != nil {
 					t.Fatal(err)
@@ -191,12 +196,19 @@ func seedRatioTables(t *testing.T, ctx context.Context, s *sim, narrow bool) {
 // runManySnapshot is row m's snapshot, timed to its last row and stopped
 // there (without the idle span that follows in row m).
 func runManySnapshot(t *testing.T, ctx context.Context, s *sim, atOnce int, prof string) (procResult, error) {
+	return runManySnapshotIn(t, ctx, s, "initial", atOnce, prof)
+}
+
+// runManySnapshotIn is runManySnapshot in the given scan_mode: in snapshot
+// mode there is no stream start to resolve, so the run has no wait for the
+// next whole Doris second before its first read.
+func runManySnapshotIn(t *testing.T, ctx context.Context, s *sim, mode string, atOnce int, prof string) (procResult, error) {
 	addr := testnet.FreeAddr(t)
 	splits := "2"
 	if v := os.Getenv("BENCH_MANY_SPLITS"); v != "" {
 		splits = v
 	}
-	extra := []string{"scan_mode: initial", "max_parallel_snapshot_splits: " + splits, "binlog_poll_interval: 1s"}
+	extra := []string{"scan_mode: " + mode, "max_parallel_snapshot_splits: " + splits, "binlog_poll_interval: 1s"}
 	if atOnce > 0 {
 		extra = append(extra, fmt.Sprintf("max_parallel_snapshot_tables: %d", atOnce))
 	}
