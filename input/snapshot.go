@@ -3,6 +3,7 @@ package input
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 
 	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
@@ -86,6 +87,9 @@ func (s *snapshots) waitChainStart(ctx context.Context) error {
 // max_parallel_snapshot_splits at a time, then moves t to its next phase.
 func (s *snapshots) read(ctx context.Context, t *tableInfo, done []int64) error {
 	co := s.co
+	if err := s.awaitPublished(ctx, t); err != nil {
+		return err
+	}
 	todo, total, err := s.sr.pending(ctx, t, done)
 	if err != nil {
 		return err
@@ -120,6 +124,28 @@ func (s *snapshots) read(ctx context.Context, t *tableInfo, done []int64) error 
 		return err
 	}
 	return s.finish(ctx, key, total)
+}
+
+// awaitPublished holds a table's snapshot until the changes before the
+// start of the binlog that follows it are visible (published.go); a table
+// without a binlog phase has no start to wait for.
+func (s *snapshots) awaitPublished(ctx context.Context, t *tableInfo) error {
+	var text string
+	s.co.em.view(func(st *checkpoint.State) {
+		if ts := st.Tables[t.name.key]; ts != nil && ts.Start != "" {
+			text = ts.Start
+		} else if st.Stream != nil {
+			text = st.Stream.Start
+		}
+	})
+	if text == "" {
+		return nil
+	}
+	start, err := parseBound(text)
+	if err != nil {
+		return fmt.Errorf("binlog start of %s: %w", t.name.key, err)
+	}
+	return s.sr.awaitPublished(ctx, t, start)
 }
 
 func pendingSplits(todo []splitQuery) int {

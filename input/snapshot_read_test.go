@@ -38,7 +38,8 @@ func newSnapFixture(t *testing.T, tune func(*Config)) *snapFixture {
 		values[i] = fmt.Sprintf("(%d)", i+1)
 	}
 	srv := startSim(t, dorissim.Config{FlightBatchRows: 2}, "CREATE DATABASE d",
-		"CREATE TABLE d.s (id BIGINT) DUPLICATE KEY(id) DISTRIBUTED BY HASH(id) BUCKETS 4",
+		"CREATE TABLE d.s (id BIGINT) DUPLICATE KEY(id) DISTRIBUTED BY HASH(id) BUCKETS 4 "+
+			`PROPERTIES ("binlog.enable" = "true", "binlog.format" = "ROW")`,
 		"INSERT INTO d.s VALUES "+strings.Join(values, ", "))
 	f := &snapFixture{srv: srv, byTablet: map[int64][]string{}}
 	log, sink := captureLogger(t)

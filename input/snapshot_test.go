@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/redpanda-data/benthos/v4/public/service"
 
@@ -210,5 +211,28 @@ func TestSnapshotStopsWhenDeliveryFails(t *testing.T) {
 	co.em.view(func(st *checkpoint.State) { phase = st.Tables["d.s"].Phase })
 	if phase != checkpoint.PhaseSnapshot {
 		t.Fatalf("d.s in phase %s after delivery failed, want still snapshot", phase)
+	}
+}
+
+// Before the snapshot of a table with a binlog phase, the input reads the
+// empty window at its start, which waits for earlier publishes; Doris's
+// visible-wait timeout there is retried as for any window, with a warning,
+// and the snapshot then reads every row. Without a binlog phase there is no
+// such read.
+func TestSnapshotWaitsForPublishesBeforeTheStart(t *testing.T) {
+	for _, stream := range []bool{true, false} {
+		f := newSnapFixture(t, func(c *Config) { c.VisibleWaitTimeout = time.Minute })
+		f.srv.SetFaults(dorissim.Faults{IncrVisibleWaitTimeouts: 1})
+		co, sink := snapCoordinator(t, f, stream, nil)
+		if err := runSnapshots(t, co); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := placedRows(t, f, sink, nil), f.rowsOf(f.tablets()...); !slices.Equal(got, want) {
+			t.Fatalf("stream %v: emitted %v, want %v", stream, got, want)
+		}
+		warned := len(f.log.lines("WARN", "Binlog window [2026-12-01 10:00:00, 2026-12-01 10:00:00) of d.s waits for transactions to become visible"))
+		if want := map[bool]int{true: 1, false: 0}[stream]; warned != want {
+			t.Fatalf("stream %v: %d visible-wait warnings, want %d\n%s", stream, warned, want, strings.Join(f.log.lines("", ""), "\n"))
+		}
 	}
 }

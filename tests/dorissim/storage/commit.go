@@ -26,11 +26,8 @@ func (tx *Txn) commitLocked() (TSO, error) {
 		return tx.s.CurrentTSO(), nil
 	}
 	tso := tx.s.oracle.allocate()
-	for _, tt := range tx.order {
-		for _, o := range tt.ops {
-			applyOp(tt.t, tso.Value, o)
-		}
-		bumpVersions(tt.t, tt.ops, tso.PhysicalMs)
+	if !tx.s.holdLocked(tso, tx.order) {
+		publish(tso, tx.order)
 	}
 	return tso, nil
 }

@@ -159,26 +159,41 @@ func applyWindow(plan *incrPlan, nowMs, ttl int64) error {
 }
 
 // visibleWait blocks until no open transaction that wrote the table and
-// began before the window end is still running, then snapshots the log.
+// began before the window end is still running, and no commit before the
+// window end waits for its publish (publish.go), then snapshots the log.
 func (s *Store) visibleWait(ctx context.Context, plan incrPlan) ([]*record, error) {
 	timer := time.NewTimer(s.opts.VisibleWaitTimeout)
 	defer timer.Stop()
 	for {
 		s.mu.RLock()
-		blocked := hasBlockingTxn(plan.t, plan.req)
+		blocked := hasBlockingTxn(plan.t, plan.req) || s.heldBefore(plan.t, plan.req)
 		log := plan.t.log[:len(plan.t.log):len(plan.t.log)]
 		wake := s.txnEnded
+		hold := s.holds[plan.t]
 		s.mu.RUnlock()
 		if !blocked {
 			return log, nil
 		}
-		select {
-		case <-wake:
-		case <-timer.C:
-			return nil, s.visibleWaitError(plan.req.endMs)
-		case <-ctx.Done():
-			return nil, &Error{Code: CodeGeneric, Message: "incr query cancelled while waiting for visible transactions: " + ctx.Err().Error()}
+		if err := s.awaitWake(ctx, wake, timer.C, hold, plan.req.endMs); err != nil {
+			return nil, err
 		}
+	}
+}
+
+// awaitWake waits for a transaction to end or publish, counting the wait
+// on the table's publish hold, if any.
+func (s *Store) awaitWake(ctx context.Context, wake chan struct{}, timeout <-chan time.Time, hold *PublishHold, endMs int64) error {
+	if hold != nil {
+		hold.waiting.Add(1)
+		defer hold.waiting.Add(-1)
+	}
+	select {
+	case <-wake:
+		return nil
+	case <-timeout:
+		return s.visibleWaitError(endMs)
+	case <-ctx.Done():
+		return &Error{Code: CodeGeneric, Message: "incr query cancelled while waiting for visible transactions: " + ctx.Err().Error()}
 	}
 }
 

@@ -57,6 +57,7 @@ func (s *Store) Scan(db, table string, tablets []int64) (RowIter, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.noteScan(t)
 	chunks := make([][][]any, len(tbs))
 	for i, tb := range tbs {
 		chunks[i] = t.snapshot(tb)

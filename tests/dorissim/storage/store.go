@@ -40,7 +40,8 @@ type Store struct {
 	// waking @incr visible waits.
 	txnEnded   chan struct{}
 	forced5101 int
-	loads      map[int64]*loadEntry // load txns by id, for _stream_load_2pc
+	holds      map[*table]*PublishHold // tables whose publishes are held (publish.go)
+	loads      map[int64]*loadEntry    // load txns by id, for _stream_load_2pc
 
 	groupMu sync.Mutex
 	groups  map[string]*groupBatch // open group commit batch per db\x00table
