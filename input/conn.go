@@ -91,6 +91,20 @@ func (c *conn) session(ctx context.Context) (*flight.Client, error) {
 	return c.dialFlight(ctx)
 }
 
+// onSession runs fn on a pooled Flight session with a deadline of timeout.
+// The session goes back to the pool only when fn succeeded: a failed one
+// may be broken.
+func (c *conn) onSession(ctx context.Context, timeout time.Duration, fn func(context.Context, *flight.Client) error) (err error) {
+	fc, err := c.session(ctx)
+	if err != nil {
+		return err
+	}
+	defer func() { c.release(fc, err == nil) }()
+	qctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	return fn(qctx, fc)
+}
+
 // release returns a session to the pool; one that failed is closed, since
 // its server side may be gone.
 func (c *conn) release(fc *flight.Client, healthy bool) {

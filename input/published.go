@@ -6,6 +6,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/rpconnect-doris/rpconnect-doris/doris"
+	"github.com/rpconnect-doris/rpconnect-doris/input/flight"
 )
 
 // Doris gives a transaction its commit TSO when it commits and makes its
@@ -54,15 +55,10 @@ func (sr *splitReader) awaitPublished(ctx context.Context, t *tableInfo, start b
 }
 
 // readBarrier runs the empty window's query once; it holds no rows.
-func (sr *splitReader) readBarrier(ctx context.Context, t *tableInfo, start bound) (err error) {
-	fc, err := sr.c.session(ctx)
-	if err != nil {
-		return err
-	}
-	defer func() { sr.c.release(fc, err == nil) }()
-	qctx, cancel := context.WithTimeout(ctx, sr.conf.QueryTimeout)
-	defer cancel()
+func (sr *splitReader) readBarrier(ctx context.Context, t *tableInfo, start bound) error {
 	at := start.String()
 	sql := doris.IncrSQLWhere(t.name.db, t.name.table, sr.conf.ReadFields, at, at, "APPEND_ONLY", "")
-	return fc.Query(qctx, sql, func(arrow.RecordBatch) error { return nil })
+	return sr.c.onSession(ctx, sr.conf.QueryTimeout, func(qctx context.Context, fc *flight.Client) error {
+		return fc.Query(qctx, sql, func(arrow.RecordBatch) error { return nil })
+	})
 }

@@ -69,16 +69,12 @@ func (sr *splitReader) isSmall(ctx context.Context, t *tableInfo) bool {
 }
 
 func (sr *splitReader) countUpTo(ctx context.Context, t *tableInfo, limit int64) (n int64, err error) {
-	fc, err := sr.c.session(ctx)
-	if err != nil {
-		return 0, err
-	}
-	defer func() { sr.c.release(fc, err == nil) }()
-	qctx, cancel := context.WithTimeout(ctx, sr.conf.QueryTimeout)
-	defer cancel()
-	n, err = flight.QueryInt64(qctx, fc, doris.CountUpToSQL(t.name.db, t.name.table, limit))
-	if err == nil && n < 0 {
-		err = fmt.Errorf("COUNT(*) of %s came back negative (%d)", t.name.key, n)
-	}
+	err = sr.c.onSession(ctx, sr.conf.QueryTimeout, func(qctx context.Context, fc *flight.Client) error {
+		n, err = flight.QueryInt64(qctx, fc, doris.CountUpToSQL(t.name.db, t.name.table, limit))
+		if err == nil && n < 0 {
+			err = fmt.Errorf("COUNT(*) of %s came back negative (%d)", t.name.key, n)
+		}
+		return err
+	})
 	return n, err
 }

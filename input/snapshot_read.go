@@ -11,6 +11,7 @@ import (
 	"github.com/rpconnect-doris/rpconnect-doris/doris"
 	"github.com/rpconnect-doris/rpconnect-doris/input/changes"
 	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
+	"github.com/rpconnect-doris/rpconnect-doris/input/flight"
 	"github.com/rpconnect-doris/rpconnect-doris/input/rowjson"
 	"github.com/rpconnect-doris/rpconnect-doris/input/schemameta"
 )
@@ -132,14 +133,7 @@ func (sr *splitReader) readWithRetry(ctx context.Context, t *tableInfo, sp split
 }
 
 // read reads one query's splits on a session of its own.
-func (sr *splitReader) read(ctx context.Context, t *tableInfo, sp splitQuery, out chan<- snapChunk) (err error) {
-	fc, err := sr.c.session(ctx)
-	if err != nil {
-		return err
-	}
-	defer func() { sr.c.release(fc, err == nil) }()
-	qctx, cancel := context.WithTimeout(ctx, sr.conf.QueryTimeout)
-	defer cancel()
+func (sr *splitReader) read(ctx context.Context, t *tableInfo, sp splitQuery, out chan<- snapChunk) error {
 	resolve := func(rs *arrow.Schema) (*schemameta.Meta, error) { return t.schemaFor(ctx, sr.conf.ReadFields, rs) }
 	rc := changes.NewConverter(changes.Table{DB: t.name.db, Name: t.name.table, Key: t.name.key}, rowjson.Options{DatetimePrecision: t.datetimePrecision()}, resolve)
 	sql := doris.SnapshotSQL(t.name.db, t.name.table, sr.conf.ReadFields, sp.Tablets, sr.conf.FilterQuery)
@@ -154,7 +148,7 @@ func (sr *splitReader) read(ctx context.Context, t *tableInfo, sp splitQuery, ou
 			return ctx.Err()
 		}
 	}
-	err = fc.Query(qctx, sql, func(rec arrow.RecordBatch) error {
+	onBatch := func(rec arrow.RecordBatch) error {
 		if err := rc.Bind(rec); err != nil {
 			return err
 		}
@@ -172,6 +166,9 @@ func (sr *splitReader) read(ctx context.Context, t *tableInfo, sp splitQuery, ou
 			}
 		}
 		return nil
+	}
+	err := sr.c.onSession(ctx, sr.conf.QueryTimeout, func(qctx context.Context, fc *flight.Client) error {
+		return fc.Query(qctx, sql, onBatch)
 	})
 	if err != nil {
 		return fmt.Errorf("reading snapshot split %s of %s: %w", sp.ID, t.name.key, err)

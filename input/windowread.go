@@ -12,6 +12,7 @@ import (
 	"github.com/rpconnect-doris/rpconnect-doris/doris"
 	"github.com/rpconnect-doris/rpconnect-doris/input/changes"
 	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
+	"github.com/rpconnect-doris/rpconnect-doris/input/flight"
 	"github.com/rpconnect-doris/rpconnect-doris/input/rowjson"
 	"github.com/rpconnect-doris/rpconnect-doris/input/schemameta"
 )
@@ -239,27 +240,23 @@ func (s *windowSource) gone(ctx context.Context) bool {
 // them; handing a batch over waits for the merge to take it, which keeps
 // a table that waits for the others to the batch the merge holds and the
 // one decoded next.
-func (s *windowSource) read(ctx context.Context, piece window) (err error) {
-	fc, err := s.wr.c.session(ctx)
-	if err != nil {
-		return err
-	}
-	defer func() { s.wr.c.release(fc, err == nil) }()
-	qctx, cancel := context.WithTimeout(ctx, s.wr.conf.QueryTimeout)
-	defer cancel()
+func (s *windowSource) read(ctx context.Context, piece window) error {
 	name := s.t.name
 	sql := doris.IncrSQLWhere(name.db, name.table, s.wr.conf.ReadFields, piece.start.String(), piece.end.String(), s.wr.conf.IncrementType,
 		doris.BinlogCondition(s.wr.conf.IgnoreUpdateBefore, s.wr.conf.BinlogFilter))
-	err = fc.Query(qctx, sql, func(rec arrow.RecordBatch) error {
-		b, err := s.convs.Batch(rec, s.skip)
-		if err != nil {
-			return err
+	err := s.wr.c.onSession(ctx, s.wr.conf.QueryTimeout, func(qctx context.Context, fc *flight.Client) error {
+		err := fc.Query(qctx, sql, func(rec arrow.RecordBatch) error {
+			b, err := s.convs.Batch(rec, s.skip)
+			if err != nil {
+				return err
+			}
+			return s.send(ctx, b)
+		})
+		if err != nil && ctx.Err() == nil && deadlinePassed(qctx) {
+			err = &queryTimeoutError{timeout: s.wr.conf.QueryTimeout, err: err}
 		}
-		return s.send(ctx, b)
+		return err
 	})
-	if err != nil && ctx.Err() == nil && deadlinePassed(qctx) {
-		err = &queryTimeoutError{timeout: s.wr.conf.QueryTimeout, err: err}
-	}
 	if err != nil {
 		return fmt.Errorf("binlog window [%s, %s) of %s: %w", piece.start, piece.end, name.key, err)
 	}
