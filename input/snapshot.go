@@ -131,13 +131,7 @@ func (s *snapshots) read(ctx context.Context, t *tableInfo, done []int64) error 
 // without a binlog phase has no start to wait for.
 func (s *snapshots) awaitPublished(ctx context.Context, t *tableInfo) error {
 	var text string
-	s.co.em.view(func(st *checkpoint.State) {
-		if ts := st.Tables[t.name.key]; ts != nil && ts.Start != "" {
-			text = ts.Start
-		} else if st.Stream != nil {
-			text = st.Stream.Start
-		}
-	})
+	s.co.em.view(func(st *checkpoint.State) { text = st.BinlogStart(t.name.key) })
 	if text == "" {
 		return nil
 	}

@@ -65,6 +65,22 @@ func (s *State) FinishSnapshot(key string) string {
 	return t.Phase
 }
 
+// BinlogStart is where table key's binlog begins once its snapshot is done,
+// as FinishSnapshot moves it on: its own start when it joined later, the
+// chain's when it started with it (the chain waits at its start for such
+// tables), and "" without a stream or for a table not in s.
+func (s *State) BinlogStart(key string) string {
+	t := s.Tables[key]
+	switch {
+	case t == nil || s.Stream == nil:
+		return ""
+	case t.Start != "":
+		return t.Start
+	default:
+		return s.Stream.Start
+	}
+}
+
 // StartCatchUp makes table key read its own binlog from start, until it
 // reaches the chain.
 func (s *State) StartCatchUp(key, start string) {

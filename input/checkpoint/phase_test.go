@@ -93,6 +93,29 @@ func TestFinishSnapshotNextPhase(t *testing.T) {
 	}
 }
 
+// BinlogStart names where FinishSnapshot sends a table: nowhere without a
+// stream, the chain's start with it, its own start when it joined later.
+func TestBinlogStartFollowsFinishSnapshot(t *testing.T) {
+	only := New()
+	only.AddTable("db.a", true, "", 1)
+	if got := only.BinlogStart("db.a"); got != "" {
+		t.Errorf("without a stream BinlogStart = %q, want none", got)
+	}
+	s := New()
+	s.StartChain(t0)
+	s.AddTable("db.a", true, "", 1)
+	s.AddTable("db.late", true, t1, 1)
+	for key, want := range map[string]string{"db.a": t0, "db.late": t1, "db.gone": ""} {
+		if got := s.BinlogStart(key); got != want {
+			t.Errorf("BinlogStart(%s) = %q, want %q", key, got, want)
+		}
+	}
+	s.FinishSnapshot("db.late")
+	if c := s.Tables["db.late"].CatchUp; c == nil || c.Start != t1 {
+		t.Errorf("db.late catches up from %+v, want %s, where BinlogStart said", c, t1)
+	}
+}
+
 func TestTransitionsLeaveADroppedTableOut(t *testing.T) {
 	s := New()
 	s.StartChain(t0)
