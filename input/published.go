@@ -2,6 +2,7 @@ package input
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
@@ -27,14 +28,16 @@ import (
 // type.
 
 // awaitPublished returns once every transaction that wrote t and committed
-// before start is visible. Doris's "not yet" answers and failed reads are
-// retried as for a binlog window, within the same limits; nothing is
-// skipped.
+// before start is visible. Doris's "not yet" answers are retried as for a
+// binlog window, within the same limits; any other failure counts against
+// request_retries, as a snapshot split's does, after which the run ends
+// with the error and nothing has been read.
 func (sr *splitReader) awaitPublished(ctx context.Context, t *tableInfo, start bound) error {
 	sr.log.Debugf("Waiting until the transactions of %s that committed before %s are visible, before reading its snapshot", t.name.key, start)
 	w := window{start: start, end: start}
 	rt := newWindowRetry(sr.conf, sr.log, sr.m.windowRetries, t.name.key, w)
 	defer sr.m.windowRetries.done(rt)
+	failed := 0
 	for {
 		err := sr.readBarrier(ctx, t, start)
 		if err == nil {
@@ -43,6 +46,12 @@ func (sr *splitReader) awaitPublished(ctx context.Context, t *tableInfo, start b
 		}
 		if ctx.Err() != nil {
 			return context.Cause(ctx)
+		}
+		if _, notYet := flight.AsWindowError(err); !notYet {
+			if failed++; failed >= sr.conf.Retries {
+				return fmt.Errorf("waiting for the publishes before the snapshot of %s (the empty binlog window at %s) failed %d times: %w",
+					t.name.key, start, failed, err)
+			}
 		}
 		step, ferr := rt.classify(err, w)
 		if ferr != nil {

@@ -3,6 +3,7 @@ package input
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -234,5 +235,22 @@ func TestSnapshotWaitsForPublishesBeforeTheStart(t *testing.T) {
 		if want := map[bool]int{true: 1, false: 0}[stream]; warned != want {
 			t.Fatalf("stream %v: %d visible-wait warnings, want %d\n%s", stream, warned, want, strings.Join(f.log.lines("", ""), "\n"))
 		}
+	}
+}
+
+// A barrier read that keeps failing for another reason than Doris's "not
+// yet" ends the run after request_retries attempts, like a snapshot split,
+// before any row is read.
+func TestSnapshotPublishWaitFailuresAreBounded(t *testing.T) {
+	f := newSnapFixture(t, nil)
+	f.srv.SetFaults(dorissim.Faults{FailGetFlightInfo: f.conf.Retries})
+	co, sink := snapCoordinator(t, f, true, nil)
+	err := runSnapshots(t, co)
+	want := fmt.Sprintf("waiting for the publishes before the snapshot of d.s (the empty binlog window at 2026-12-01 10:00:00) failed %d times", f.conf.Retries)
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("run: %v, want an error saying %q", err, want)
+	}
+	if len(sink.batches) != 0 {
+		t.Fatalf("%d batches emitted before the publishes were known to be visible", len(sink.batches))
 	}
 }
