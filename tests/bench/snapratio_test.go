@@ -26,9 +26,9 @@ import (
 // max_parallel_snapshot_splits (default 2) and BENCH_MANY_TABLET_SIZE its
 // request_tablet_size (default: the input's), BENCH_MANY_MODE its
 // scan_mode (default initial; snapshot has no wait for the next whole Doris
-// second); BENCH_MANY_LOG=1 logs row m's run at INFO level and reports when its first table starts
-// (BENCH_MANY_LOG_ALL=1 prints every line); BENCH_GCTRACE=1 traces the
-// collections of the narrow runs.
+// second); BENCH_MANY_LOG=1 logs row m's run at INFO level and reports when
+// its first table starts (BENCH_MANY_LOG_ALL=1 prints every line);
+// BENCH_GCTRACE=1 traces the collections of the narrow runs.
 func TestSnapshotRatioBench(t *testing.T) {
 	if os.Getenv("BENCH") != "1" {
 		t.Skip("set BENCH=1 to run the snapshot ratio rows")
