@@ -201,7 +201,7 @@ func (c *Cache) ensureTable(ctx context.Context) error {
 }
 
 func (c *Cache) opErr(op, key string, err error) error {
-	if rejected(err) {
+	if doris.IsRejectedStatement(err) {
 		err = doris.Permanent(clipped(err))
 	}
 	return fmt.Errorf("doris cache %s: %s %q: %w", c.name, op, key, err)

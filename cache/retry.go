@@ -5,12 +5,10 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
 
-	"github.com/go-sql-driver/mysql"
 	"github.com/redpanda-data/benthos/v4/public/service"
 
 	"github.com/rpconnect-doris/rpconnect-doris/doris"
@@ -19,36 +17,14 @@ import (
 // errUnconfirmed is a Set whose row did not read back with its value.
 var errUnconfirmed = errors.New("the value written did not read back (not yet visible)")
 
-// MySQL error numbers that waiting cannot fix: access denied, unknown
-// database, table or column, a syntax error, a value too long.
-var permanentCodes = map[uint16]bool{
-	1044: true, 1045: true, 1049: true, 1054: true, 1064: true,
-	1142: true, 1143: true, 1146: true, 1227: true, 1406: true,
-}
-
+// permanent tells the retry loop to stop: the operation failed for good
+// (doris.IsPermanent, or Doris refused the statement itself), found nothing,
+// or its caller's context ended.
 func permanent(err error) bool {
 	if errors.Is(err, sql.ErrNoRows) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return true
 	}
-	return rejected(err)
-}
-
-// dataErrorTexts are how Doris rejects a value under its generic code 1105:
-// a string longer than its column or than string_type_length_soft_limit_bytes,
-// rows filtered in strict mode.
-var dataErrorTexts = []string{"too long", "too large", "filtered data", "DATA_QUALITY_ERROR"}
-
-// rejected tells whether Doris refused the operation itself (rights, schema,
-// the value), which sending it again cannot change.
-func rejected(err error) bool {
-	var me *mysql.MySQLError
-	if !errors.As(err, &me) {
-		return false
-	}
-	if permanentCodes[me.Number] {
-		return true
-	}
-	return me.Number == 1105 && slices.ContainsFunc(dataErrorTexts, func(s string) bool { return strings.Contains(me.Message, s) })
+	return doris.IsPermanent(err) || doris.IsRejectedStatement(err)
 }
 
 // clippedError is a rejected operation's error with its text clipped; it

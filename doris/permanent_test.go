@@ -3,7 +3,11 @@ package doris
 import (
 	"errors"
 	"fmt"
+	"io/fs"
+	"syscall"
 	"testing"
+
+	"github.com/go-sql-driver/mysql"
 )
 
 // foreignPermanent marks itself the way a package that cannot import doris
@@ -27,5 +31,44 @@ func TestPermanentMark(t *testing.T) {
 	}
 	if !IsPermanent(fmt.Errorf("cache: %w", foreignPermanent{true})) || IsPermanent(foreignPermanent{false}) {
 		t.Fatal("a Permanent() method in the chain must decide")
+	}
+}
+
+// TestPermanentFileErrors: a file cache that may not write its file fails
+// the same way on every attempt, so every retry loop must stop on it.
+func TestPermanentFileErrors(t *testing.T) {
+	for _, err := range []error{
+		&fs.PathError{Op: "open", Path: "/ro/ckpt", Err: syscall.EROFS},
+		&fs.PathError{Op: "open", Path: "/ckpt", Err: fs.ErrPermission},
+		&fs.PathError{Op: "open", Path: "/long", Err: syscall.ENAMETOOLONG},
+	} {
+		if !IsPermanent(fmt.Errorf("saving the checkpoint: %w", err)) {
+			t.Errorf("%v is not permanent", err)
+		}
+	}
+	if IsPermanent(&fs.PathError{Op: "write", Path: "/ckpt", Err: syscall.ENOSPC}) {
+		t.Error("a full disk may be freed: it must be retried")
+	}
+}
+
+// TestRejectedStatement: the FE refusing the statement itself is final; a
+// dropped connection or a busy FE is not.
+func TestRejectedStatement(t *testing.T) {
+	cases := []struct {
+		err  error
+		want bool
+	}{
+		{&mysql.MySQLError{Number: 1045, Message: "Access denied for user 'u'"}, true},
+		{&mysql.MySQLError{Number: 1146, Message: "Table 'db.t' doesn't exist"}, true},
+		{&mysql.MySQLError{Number: 1105, Message: "errCode = 2, detailMessage = the length of input is too long than schema"}, true},
+		{&mysql.MySQLError{Number: 1105, Message: "errCode = 2, detailMessage = failed to get tablet"}, false},
+		{&mysql.MySQLError{Number: 1203, Message: "Reach limit of connections"}, false},
+		{mysql.ErrInvalidConn, false},
+		{errors.New("connection refused"), false},
+	}
+	for _, c := range cases {
+		if got := IsRejectedStatement(fmt.Errorf("cache set: %w", c.err)); got != c.want {
+			t.Errorf("%v: rejected %v, want %v", c.err, got, c.want)
+		}
 	}
 }

@@ -4,7 +4,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
+	"github.com/rpconnect-doris/rpconnect-doris/doris"
 )
 
 // maxSaveOutage bounds how long checkpoint saves may keep failing with errors
@@ -41,7 +41,7 @@ func (r *reader) checkSave(err error) error {
 		h.fails, h.since = 0, time.Time{}
 		return nil
 	}
-	if checkpoint.IsPermanent(err) {
+	if doris.IsPermanent(err) {
 		return fatalf("checkpoint_cache %s: the checkpoint (key %s) cannot be saved, and trying again cannot change that: %v. "+
 			"The input stops; the stored position stays before every change not saved, which is read again after a restart",
 			r.conf.CheckpointCache, r.conf.CheckpointKey, err)

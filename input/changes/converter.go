@@ -7,6 +7,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/redpanda-data/benthos/v4/public/service"
 
+	"github.com/rpconnect-doris/rpconnect-doris/doris"
 	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
 	"github.com/rpconnect-doris/rpconnect-doris/input/rowjson"
 	"github.com/rpconnect-doris/rpconnect-doris/input/schemameta"
@@ -86,21 +87,7 @@ type Converter struct {
 // permanent marks a conversion failure as one that reading the same rows
 // again cannot fix, so that the input stops instead of retrying the window
 // until its binlog expires; nil stays nil.
-func permanent(err error) error {
-	if err == nil {
-		return nil
-	}
-	return &PermanentError{Err: err}
-}
-
-// PermanentError is a conversion failure that reading the same rows again
-// cannot fix. This package cannot import doris, so it carries the method
-// Permanent() bool by which doris.IsPermanent recognises a permanent error.
-type PermanentError struct{ Err error }
-
-func (e *PermanentError) Error() string   { return e.Err.Error() }
-func (e *PermanentError) Unwrap() error   { return e.Err }
-func (e *PermanentError) Permanent() bool { return true }
+func permanent(err error) error { return doris.Permanent(err) }
 
 // txTemplateRows is where a per-transaction template starts paying: it
 // costs about one message's metadata copy, and saves four map writes on

@@ -3,7 +3,6 @@ package changes
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"strconv"
 	"testing"
 
@@ -170,7 +169,7 @@ func TestBinlogMessageRejectsUnknownOp(t *testing.T) {
 		_, err := rc.binlogMessage(0, checkpoint.Pos{TSO: 1, Table: "shop.orders", Op: op})
 		if err == nil {
 			t.Errorf("op %d accepted", op)
-		} else if pe := (*PermanentError)(nil); !errors.As(err, &pe) {
+		} else if !doris.IsPermanent(err) {
 			// A retry reads the same op again: the window must stop the
 			// input, not stall it until its binlog expires.
 			t.Errorf("op %d: %v is not marked permanent", op, err)

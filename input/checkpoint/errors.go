@@ -3,10 +3,6 @@ package checkpoint
 import (
 	"errors"
 	"fmt"
-	"io/fs"
-	"syscall"
-
-	"github.com/rpconnect-doris/rpconnect-doris/doris"
 )
 
 // ErrCorrupt is matched (errors.Is) by every error reporting unreadable
@@ -46,11 +42,4 @@ func (e *UnsupportedVersionError) Error() string {
 
 func corrupt(format string, args ...any) error {
 	return &CorruptError{Reason: fmt.Sprintf(format, args...)}
-}
-
-// IsPermanent tells whether a failed cache write would fail again the same
-// way: the cache marks it so (doris.IsPermanent), or the file cache may not
-// write or name the file.
-func IsPermanent(err error) bool {
-	return doris.IsPermanent(err) || errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.ENAMETOOLONG) || errors.Is(err, syscall.EROFS)
 }
