@@ -19,8 +19,8 @@ func permanent(err error) error { return doris.Permanent(err) }
 func isPermanent(err error) bool { return doris.IsPermanent(err) }
 
 // queryTimeoutError is our own request_query_timeout running out while
-// the rest of the run is fine: like Doris's own query_timeout, the window
-// was too large to read in time.
+// the rest of the run is fine. The clock counts only the time spent
+// waiting on Doris (queryClock), so the part was too large to read in time.
 type queryTimeoutError struct {
 	timeout time.Duration
 	err     error
