@@ -280,12 +280,21 @@ func (s *windowSource) send(ctx context.Context, b *changes.Batch) error {
 	}
 }
 
-// timedOut marks our own request_query_timeout running out. The clock
-// counts only the time spent waiting on Doris, so its running out means
-// the part is too slow to read, never that the output was.
+// timedOut tells a query that ran out of time apart by whose time it was.
+// request_query_timeout counts only the time spent waiting on Doris, so
+// its running out means the part is too slow to read. Doris's own
+// query_timeout counts every second the query is open, including those
+// the reader spent handing rows on to a slow output; when the reader held
+// the query at least as long as it waited on Doris, the output is what
+// was slow, and the part is not taken for too large.
 func (s *windowSource) timedOut(qctx context.Context, err error) error {
 	if queryTimeRanOut(qctx) {
 		return &queryTimeoutError{timeout: s.wr.conf.QueryTimeout, err: err}
+	}
+	if flight.ClassifyLimit(err) == flight.Timeout {
+		if waited, held := queryTimes(qctx); held >= waited {
+			return &outputHeldError{waited: waited, held: held, err: err}
+		}
 	}
 	return err
 }
