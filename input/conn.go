@@ -91,17 +91,18 @@ func (c *conn) session(ctx context.Context) (*flight.Client, error) {
 	return c.dialFlight(ctx)
 }
 
-// onSession runs fn on a pooled Flight session with a deadline of timeout.
-// The session goes back to the pool only when fn succeeded: a failed one
-// may be broken.
+// onSession runs fn on a pooled Flight session, with timeout on the query
+// clock of qctx: the time fn waits on Doris, not the time it holds the
+// query in holdQuery. The session goes back to the pool only when fn
+// succeeded: a failed one may be broken.
 func (c *conn) onSession(ctx context.Context, timeout time.Duration, fn func(context.Context, *flight.Client) error) (err error) {
 	fc, err := c.session(ctx)
 	if err != nil {
 		return err
 	}
 	defer func() { c.release(fc, err == nil) }()
-	qctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
+	qctx, stop := startQueryClock(ctx, timeout)
+	defer stop()
 	return fn(qctx, fc)
 }
 

@@ -1,6 +1,7 @@
 package input
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/redpanda-data/benthos/v4/public/service"
@@ -38,6 +39,10 @@ type windowRetry struct {
 	failures    int
 	lastLog     time.Time
 	waitSpent   bool // binlog_visible_wait_timeout ran out for this window
+	// samePart is the part whose refusals that can pass are counted in
+	// sameFailures against request_retries (sameFirst).
+	samePart     window
+	sameFailures int
 }
 
 func newWindowRetry(conf *Config, log *service.Logger, ages *retryAges, table string, w window) *windowRetry {
@@ -71,11 +76,21 @@ func (rt *windowRetry) classify(err error, part window) (retryStep, error) {
 	// text reads "detailMessage = timeout waiting ...", which is Doris
 	// asking for the same window again, not a window too large to read.
 	we, isWindow := flight.AsWindowError(err)
-	if isWindow {
+	switch limit := flight.ClassifyLimit(err); {
+	case isWindow:
 		if wait, ok := rt.windowWait(we); ok {
 			return retryStep{wait: wait}, nil
 		}
-	} else if isQueryTimeout(err) || flight.IsQueryLimit(err) {
+	case isQueryTimeout(err) || limit == flight.QueryMemory:
+		return rt.tooLarge(err, part)
+	case isOutputHeld(err):
+		return rt.sameFirst(err, part, "Doris's query_timeout, used up while the output held the query",
+			"Raise Doris's query_timeout (SET GLOBAL query_timeout) or find what slows the output")
+	case limit == flight.MemoryPressure:
+		return rt.sameFirst(err, part, limit.String(), "Check the memory of the Doris BEs (their be.INFO names what used it)")
+	case limit == flight.Memory:
+		return rt.sameFirst(err, part, limit.String(), fmt.Sprintf("Raise exec_mem_limit (%d bytes) or check the memory of the Doris BEs", rt.conf.ExecMemLimit))
+	case limit == flight.Timeout:
 		return rt.tooLarge(err, part)
 	}
 	wait := rt.bo.next()
@@ -84,9 +99,11 @@ func (rt *windowRetry) classify(err error, part window) (retryStep, error) {
 	return retryStep{wait: wait}, nil
 }
 
-// tooLarge handles a part that ran out of request_query_timeout or
-// exec_mem_limit: halves are read instead, down to one second, which is as
-// fine as @incr bounds go.
+// tooLarge handles a part that ran out of request_query_timeout (time
+// spent waiting on Doris), Doris's query_timeout while Doris was the slow
+// side, or its own exec_mem_limit: the same part needs the same again, so
+// halves are read instead, down to one second, which is as fine as @incr
+// bounds go.
 func (rt *windowRetry) tooLarge(err error, part window) (retryStep, error) {
 	if _, ok := splitWindow(part); ok {
 		rt.logf("Binlog window [%s, %s) of %s is too large to read within request_query_timeout %s and exec_mem_limit %d bytes; "+
@@ -96,6 +113,36 @@ func (rt *windowRetry) tooLarge(err error, part window) (retryStep, error) {
 	return retryStep{}, fatalf("binlog window [%s, %s) of %s cannot be read even as a single second within request_query_timeout %s "+
 		"and exec_mem_limit %d bytes: %v. Raise request_query_timeout or exec_mem_limit and restart; the checkpoint stays before the window",
 		part.start, part.end, rt.table, rt.conf.QueryTimeout, rt.conf.ExecMemLimit, err)
+}
+
+// sameFirst handles refusals that can pass: memory pressure on the BE
+// (the process or its workload group cancelled the query to protect
+// itself), a memory refusal that does not say whose limit it was, and
+// Doris's query_timeout used up by a slow output. The same part is read
+// again with backoff, up to request_retries attempts in all, and only then
+// as two halves: Doris's memory GC cancels the largest queries first, so a
+// part refused every time is likely the largest, and its halves need less.
+// A one-second part refused every time stops the input.
+func (rt *windowRetry) sameFirst(err error, part window, cause, remedy string) (retryStep, error) {
+	if part != rt.samePart {
+		rt.samePart, rt.sameFailures = part, 0
+	}
+	rt.sameFailures++
+	attempts := max(rt.conf.Retries, 1)
+	wait := rt.bo.next()
+	if rt.sameFailures < attempts {
+		rt.log.Warnf("Reading binlog window [%s, %s) of %s failed on %s (attempt %d of %d); reading the same window again in %s, never skipping it: %v",
+			part.start, part.end, rt.table, cause, rt.sameFailures, attempts, wait.Round(time.Millisecond), err)
+		return retryStep{wait: wait}, nil
+	}
+	if _, ok := splitWindow(part); ok {
+		rt.log.Warnf("Reading binlog window [%s, %s) of %s failed on %s %d times in a row (request_retries %d); reading it as two halves, in order, in %s: %v",
+			part.start, part.end, rt.table, cause, rt.sameFailures, rt.conf.Retries, wait.Round(time.Millisecond), err)
+		return retryStep{split: true, wait: wait}, nil
+	}
+	return retryStep{}, fatalf("binlog window [%s, %s) of %s failed on %s %d times in a row (request_retries %d), even as a single second: %v. "+
+		"%s, and restart; the checkpoint stays before the window",
+		part.start, part.end, rt.table, cause, rt.sameFailures, rt.conf.Retries, err, remedy)
 }
 
 // splitWindow halves [start, end) at a whole second, the precision of

@@ -24,7 +24,7 @@ func testRetry(t *testing.T) (*windowRetry, *retryAges) {
 	t.Helper()
 	res := service.MockResources()
 	ages := newRetryAges(res.Metrics())
-	conf := &Config{QueryTimeout: time.Minute, ExecMemLimit: 1 << 20, CheckpointKey: "k", CheckpointCache: "c"}
+	conf := &Config{QueryTimeout: time.Minute, ExecMemLimit: 1 << 20, Retries: 3, CheckpointKey: "k", CheckpointCache: "c"}
 	w := window{start: mustBound(t, "2026-01-01 00:00:00"), end: mustBound(t, "2026-01-01 00:00:10")}
 	return newWindowRetry(conf, res.Logger(), ages, "db.t", w), ages
 }
@@ -156,12 +156,26 @@ func flightText(msg string) error {
 	return status.Errorf(codes.Internal, "get flight info statement failed, errCode = 2, detailMessage = %s, error code: 1105, error msg: %s", msg, msg)
 }
 
+// ownMemLimit is a query over its own exec_mem_limit, as a Doris 2.1 BE
+// words it.
+const ownMemLimit = "(10.16.10.8)[MEM_LIMIT_EXCEEDED]PreCatch error code:11, [E11] Allocator mem tracker check failed, " +
+	"[MEM_LIMIT_EXCEEDED]failed alloc size 1.03 MB, memory tracker limit exceeded, tracker label:Query#Id=f78208b15e064527-a84c5c0b04c04fcf, " +
+	"type:query, limit 100.00 MB, peak used 99.29 MB, current used 99.25 MB. backend 10.16.10.8, process memory used 2.65 GB."
+
+// processMemory is the BE's memory GC cancelling the largest query: it
+// says "exceed limit" and MEM_LIMIT_EXCEEDED too.
+const processMemory = "(10.16.10.8)[MEM_LIMIT_EXCEEDED]Process memory not enough, cancel top memory used query: " +
+	"<Query#Id=e862471398b14e71-9361a1ab8153cb29> consumption 866.97 MB, backend 10.16.10.8, process memory used 3.12 GB exceed limit 3.01 GB " +
+	"or sys available memory 191.25 GB less than low water mark 3.20 GB. Execute again after enough memory, details see be.INFO."
+
+// The steps TestClassifyDecidesByError tells apart.
+const stop, split, wait = "stop", "split", "wait"
+
 const classicTxnWait = "timeout waiting previous transactions finish for time-based read, txnIdWatermark=10 dbId=1 tableIds=[2]"
 
 // TestClassifyDecidesByError holds each kind of failure to its step: stop
 // the input, read the part as two halves, or wait and read it again.
 func TestClassifyDecidesByError(t *testing.T) {
-	const stop, split, wait = "stop", "split", "wait"
 	for _, tc := range []struct {
 		name string
 		err  error
@@ -170,11 +184,16 @@ func TestClassifyDecidesByError(t *testing.T) {
 		{"binlog expired", flightText("Row binlog offset has expired according to binlog.ttl_seconds"), stop},
 		{"permanent", fmt.Errorf("window: %w", permanent(errors.New("Unsupported Doris binlog operation: 7"))), stop},
 		{"permanent beats a limit text", permanent(errors.New("Arrow type of column Timeout: unknown, exceed limit")), stop},
-		{"MEM_LIMIT_EXCEEDED", flightText("(127.0.0.1)[MEM_LIMIT_EXCEEDED]Allocator mem tracker check failed"), split},
-		{"Memory limit exceeded", flightText("Memory limit exceeded:<consuming_tracker=RuntimeState:instance:1>"), split},
-		{"Memory exceed limit (1.1)", flightText("Memory exceed limit. New partitioned Aggregation in spill"), split},
+		{"the query's own exec_mem_limit", flightText(ownMemLimit), split},
+		{"Allocator mem tracker check", flightText("(127.0.0.1)[MEM_LIMIT_EXCEEDED]Allocator mem tracker check failed"), split},
+		// Memory pressure, and memory refusals that do not say whose
+		// limit, are first read again whole.
+		{"process memory not enough", flightText(processMemory), wait},
+		{"Memory limit exceeded", flightText("Memory limit exceeded:<consuming_tracker=RuntimeState:instance:1>"), wait},
+		{"Memory exceed limit (1.1)", flightText("Memory exceed limit. New partitioned Aggregation in spill"), wait},
 		{"query_timeout Timeout", errors.New("ERROR 1105 (HY000): errCode = 2, detailMessage = Timeout"), split},
 		{"[TIMEOUT] status", flightText("(10.0.0.1)[TIMEOUT]query is timeout"), split},
+		{"query_timeout used up by the output", &outputHeldError{waited: time.Second, held: time.Minute, err: flightText("(10.0.0.1)[TIMEOUT]query is timeout")}, wait},
 		{"own request_query_timeout", fmt.Errorf("binlog window: %w", &queryTimeoutError{timeout: time.Minute, err: context.DeadlineExceeded}), split},
 		{"5100 not ready", status.Error(codes.Unavailable, "ERR_INCR_WINDOW_NOT_READY: reason=END_AFTER_CURRENT_TSO, retryAfterMs=1500"), wait},
 		{"5101 visible wait", status.Error(codes.Unavailable, "ERR_INCR_VISIBLE_WAIT_TIMEOUT: reason=VISIBLE_WAIT_TIMEOUT"), wait},
@@ -377,5 +396,58 @@ func TestClassifyOneSecondTooLarge(t *testing.T) {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("fatal error %q does not name %q", err, want)
 		}
+	}
+}
+
+// TestClassifyPressureRetriesThenHalves: memory pressure reads the same
+// part again with backoff until request_retries attempts failed, then its
+// halves, each with an attempt count of its own; a one-second part that
+// keeps failing stops the input, naming the cause and the budget.
+func TestClassifyPressureRetriesThenHalves(t *testing.T) {
+	rt, _ := testRetry(t)
+	log, sink := captureLogger(t)
+	rt.log = log
+	pressure := flightText(processMemory)
+	part := secWindow(0, 4)
+	for _, want := range []string{wait, wait, split} {
+		step, err := rt.classify(pressure, part)
+		if err != nil || step.wait <= 0 || step.split != (want == split) {
+			t.Fatalf("step %+v, err %v; want a %s after a backoff", step, err, want)
+		}
+	}
+	if n := len(sink.lines("WARN", "memory pressure on the Doris BE (attempt")); n != 2 {
+		t.Errorf("%d same-window retries logged with their cause, want 2", n)
+	}
+	if n := len(sink.lines("WARN", "3 times in a row (request_retries 3); reading it as two halves")); n != 1 {
+		t.Errorf("the halving was logged %d times, want once", n)
+	}
+	halves, _ := splitWindow(part)
+	if step, err := rt.classify(pressure, halves[0]); err != nil || step.split {
+		t.Fatalf("first failure of a half: step %+v, err %v; want the half read again", step, err)
+	}
+	second := secWindow(0, 1)
+	for i := 1; i < rt.conf.Retries; i++ {
+		if step, err := rt.classify(pressure, second); err != nil || step.split {
+			t.Fatalf("one second, failure %d: step %+v, err %v; want it read again", i, step, err)
+		}
+	}
+	_, err := rt.classify(pressure, second)
+	if !isFatal(err) {
+		t.Fatalf("one second refused %d times: %v, want a fatal error", rt.conf.Retries, err)
+	}
+	for _, want := range []string{"db.t", second.start.String(), "memory pressure", "3 times in a row (request_retries 3)", "Process memory not enough", "be.INFO"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("fatal error %q does not name %q", err, want)
+		}
+	}
+}
+
+// TestClassifyOwnMemLimitSplitsAtOnce: a query over its own exec_mem_limit
+// needs as much again, so it is halved at its first failure.
+func TestClassifyOwnMemLimitSplitsAtOnce(t *testing.T) {
+	rt, _ := testRetry(t)
+	step, err := rt.classify(flightText(ownMemLimit), secWindow(0, 4))
+	if err != nil || !step.split || step.wait != 0 {
+		t.Fatalf("step %+v, err %v; want an immediate split", step, err)
 	}
 }

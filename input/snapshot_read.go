@@ -167,8 +167,13 @@ func (sr *splitReader) read(ctx context.Context, t *tableInfo, sp splitQuery, ou
 		}
 		return nil
 	}
+	// Converting a batch and waiting for the run to take its chunks is the
+	// reader's time, not the query's: it stops the request_query_timeout
+	// clock, so a slow output never times a split out.
 	err := sr.c.onSession(ctx, sr.conf.QueryTimeout, func(qctx context.Context, fc *flight.Client) error {
-		return fc.Query(qctx, sql, onBatch)
+		return fc.Query(qctx, sql, func(rec arrow.RecordBatch) error {
+			return holdQuery(qctx, func() error { return onBatch(rec) })
+		})
 	})
 	if err != nil {
 		return fmt.Errorf("reading snapshot split %s of %s: %w", sp.ID, t.name.key, err)

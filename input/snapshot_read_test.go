@@ -312,3 +312,46 @@ func TestSplitReaderCountFailureReadsSplitByQuery(t *testing.T) {
 		t.Fatalf("%d warnings about the count, want 1", n)
 	}
 }
+
+// request_query_timeout counts the time a split's query keeps the reader
+// waiting on Doris, not the time the run takes to accept its chunks: a
+// consumer that keeps the reader waiting longer than the timeout, twice,
+// while Doris still has most of the split to send, gets every row once,
+// with no split read again.
+func TestSplitReaderSlowConsumerIsNotAQueryTimeout(t *testing.T) {
+	const timeout = 500 * time.Millisecond
+	f := newSnapFixture(t, func(c *Config) { c.QueryTimeout = timeout; c.MaxParallelSnapshotSplits = 1 })
+	// 4000 more rows, in record batches of two: far more than gRPC lets
+	// the server send ahead of a reader that does not read.
+	values := make([]string, 4000)
+	for i := range values {
+		values[i] = fmt.Sprintf("(%d)", snapRows+i+1)
+	}
+	simExec(t, f.srv, "INSERT INTO d.s VALUES "+strings.Join(values, ", "))
+	want := make([]string, 0, snapRows+len(values))
+	for i := 1; i <= snapRows+len(values); i++ {
+		want = append(want, fmt.Sprintf(`{"id":%d}`, i))
+	}
+	slices.Sort(want)
+	todo, _, err := f.sr.pending(testCtx(t), f.t, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunks, wait := f.sr.start(testCtx(t), f.t, todo)
+	var got []snapChunk
+	for ch := range chunks {
+		if len(got) < 2 {
+			time.Sleep(timeout + timeout/2)
+		}
+		got = append(got, ch)
+	}
+	if err := wait(); err != nil {
+		t.Fatal(err)
+	}
+	if rows := chunkBodies(t, got); !slices.Equal(rows, want) {
+		t.Fatalf("read %d rows, want each of the %d once", len(rows), len(want))
+	}
+	if n := len(f.log.lines("WARN", "re-reading it from its start")); n != 0 {
+		t.Fatalf("%d splits were read again", n)
+	}
+}

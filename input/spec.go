@@ -238,15 +238,23 @@ func readFields() []*service.ConfigField {
 func requestFields() []*service.ConfigField {
 	return []*service.ConfigField{
 		service.NewDurationField(fieldQueryTimeout).
-			Description("Doris query timeout for snapshot and binlog reads. A binlog window that runs out of it is read again as two consecutive halves, split down to one second; a one-second window that still runs out stops the input with an error naming this field.").
+			Description("Time limit of each snapshot and binlog query, counted while the input waits on Doris (planning, executing, receiving rows). " +
+				"The time the reader holds a query while handing its rows on to a slow output does not count, so a slow output never times a query out. " +
+				"A binlog window that runs out of it is read again as two consecutive halves, split down to one second; a one-second window that still runs out stops the input with an error naming this field. " +
+				"Doris's own `query_timeout` (a Doris session variable) counts the whole time a query is open: when it ends a query the reader held at least as long as it waited on Doris, the output was the slow side, and the window is read again whole, as for memory pressure (see `request_retries`).").
 			Default("6h").Advanced().
 			LintRule(minDurationLint(fieldQueryTimeout, 1, "must be positive")),
 		service.NewStringField(fieldExecMemLimit).
-			Description("Doris memory limit per query (the session's `exec_mem_limit`): plain bytes or a number with the unit `b`, `k`, `kb`, `m`, `mb`, `g` or `gb` (case-insensitive, powers of 1024). A binlog window that Doris refuses with `MEM_LIMIT_EXCEEDED` is read again as two consecutive halves, split down to one second; a one-second window that is still refused stops the input with an error naming this field.").
+			Description("Doris memory limit per query (the session's `exec_mem_limit`): plain bytes or a number with the unit `b`, `k`, `kb`, `m`, `mb`, `g` or `gb` (case-insensitive, powers of 1024). " +
+				"A binlog window whose query Doris refuses for going over this limit (`MEM_LIMIT_EXCEEDED` with `memory tracker limit exceeded`) is read again at once as two consecutive halves, split down to one second; a one-second window that is still refused stops the input with an error naming this field. " +
+				"A refusal for memory pressure on the backend (`Process memory not enough`, `Allocator sys memory check failed`, a workload group's limit) passes once other work ends, so the same window is first read again, as `request_retries` says.").
 			Default("8192mb").Advanced().
 			LintRule(`root = if !this.string().re_match("^(?i)0*[1-9][0-9]*\\s*(b|k|kb|m|mb|g|gb)?$") { [ "exec_mem_limit must be bytes or a size such as 8192mb; got %q".format(this.string()) ] }`),
 		service.NewIntField(fieldRetries).
-			Description("Attempts per FE REST request.").
+			Description("Attempts per FE REST request, and per snapshot split. " +
+				"Also how many times in a row a binlog window (or a piece of one) is read, with a 1–30 s backoff between attempts, when Doris refuses it for a reason that passes: " +
+				"memory pressure on the backend (`Process memory not enough`, `Allocator sys memory check failed`, a workload group's limit), a `MEM_LIMIT_EXCEEDED` that does not say whose limit, or Doris's `query_timeout` used up while a slow output held the query. " +
+				"Each attempt is logged with its cause. After that many the window is read as two consecutive halves: Doris's memory GC cancels the largest queries first, and a half needs less. A one-second piece refused that many times stops the input.").
 			Default(3).Advanced().
 			LintRule(minIntLint(fieldRetries)),
 		service.NewDurationField(fieldConnectTimeout).

@@ -2,9 +2,7 @@ package input
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/redpanda-data/benthos/v4/public/service"
@@ -239,21 +237,24 @@ func (s *windowSource) gone(ctx context.Context) bool {
 // the last row handed on. The merge converts them once it has ordered
 // them; handing a batch over waits for the merge to take it, which keeps
 // a table that waits for the others to the batch the merge holds and the
-// one decoded next.
+// one decoded next. That wait is the output's time, not the query's: it
+// stops the request_query_timeout clock.
 func (s *windowSource) read(ctx context.Context, piece window) error {
 	name := s.t.name
 	sql := doris.IncrSQLWhere(name.db, name.table, s.wr.conf.ReadFields, piece.start.String(), piece.end.String(), s.wr.conf.IncrementType,
 		doris.BinlogCondition(s.wr.conf.IgnoreUpdateBefore, s.wr.conf.BinlogFilter))
 	err := s.wr.c.onSession(ctx, s.wr.conf.QueryTimeout, func(qctx context.Context, fc *flight.Client) error {
 		err := fc.Query(qctx, sql, func(rec arrow.RecordBatch) error {
-			b, err := s.convs.Batch(rec, s.skip)
-			if err != nil {
-				return err
-			}
-			return s.send(ctx, b)
+			return holdQuery(qctx, func() error {
+				b, err := s.convs.Batch(rec, s.skip)
+				if err != nil {
+					return err
+				}
+				return s.send(ctx, b)
+			})
 		})
-		if err != nil && ctx.Err() == nil && deadlinePassed(qctx) {
-			err = &queryTimeoutError{timeout: s.wr.conf.QueryTimeout, err: err}
+		if err != nil && ctx.Err() == nil {
+			err = s.timedOut(qctx, err)
 		}
 		return err
 	})
@@ -279,17 +280,23 @@ func (s *windowSource) send(ctx context.Context, b *changes.Batch) error {
 	}
 }
 
-// deadlinePassed tells whether the query's own deadline has passed. Its
-// Err alone can lag behind: gRPC may hand back a DeadlineExceeded status
-// (the FE's or its own) before the context's timer has fired, and a timed
-// out part read as any other failure would be retried whole instead of
-// split.
-func deadlinePassed(qctx context.Context) bool {
-	if errors.Is(qctx.Err(), context.DeadlineExceeded) {
-		return true
+// timedOut tells a query that ran out of time apart by whose time it was.
+// request_query_timeout counts only the time spent waiting on Doris, so
+// its running out means the part is too slow to read. Doris's own
+// query_timeout counts every second the query is open, including those
+// the reader spent handing rows on to a slow output; when the reader held
+// the query at least as long as it waited on Doris, the output is what
+// was slow, and the part is not taken for too large.
+func (s *windowSource) timedOut(qctx context.Context, err error) error {
+	if queryTimeRanOut(qctx) {
+		return &queryTimeoutError{timeout: s.wr.conf.QueryTimeout, err: err}
 	}
-	d, ok := qctx.Deadline()
-	return ok && !time.Now().Before(d)
+	if flight.ClassifyLimit(err) == flight.Timeout {
+		if waited, held := queryTimes(qctx); held >= waited {
+			return &outputHeldError{waited: waited, held: held, err: err}
+		}
+	}
+	return err
 }
 
 // newPairer gives the update merger of window w, nil without

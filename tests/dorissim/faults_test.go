@@ -67,14 +67,15 @@ func TestHTTPFaultsAndRefuse(t *testing.T) {
 
 func TestFaultsJSON(t *testing.T) {
 	var f Faults
-	if err := json.Unmarshal([]byte(`{"latency_ms":250,"refuse":"mysql","refuse_seconds":1.5,"fail_do_get":2}`), &f); err != nil {
+	if err := json.Unmarshal([]byte(`{"latency_ms":250,"refuse":"mysql","refuse_seconds":1.5,"fail_do_get":2,"incr_memory_pressure":3}`), &f); err != nil {
 		t.Fatal(err)
 	}
-	if f.Latency != 250*time.Millisecond || f.RefuseFor != 1500*time.Millisecond || f.Refuse != "mysql" || f.FailDoGet != 2 {
+	if f.Latency != 250*time.Millisecond || f.RefuseFor != 1500*time.Millisecond || f.Refuse != "mysql" || f.FailDoGet != 2 || f.IncrMemoryPressure != 3 {
 		t.Fatalf("%+v", f)
 	}
 	out, _ := json.Marshal(f)
-	if !strings.Contains(string(out), `"latency_ms":250`) || !strings.Contains(string(out), `"refuse_seconds":1.5`) {
+	if !strings.Contains(string(out), `"latency_ms":250`) || !strings.Contains(string(out), `"refuse_seconds":1.5`) ||
+		!strings.Contains(string(out), `"incr_memory_pressure":3`) {
 		t.Fatalf("marshal %s", out)
 	}
 	if err := json.Unmarshal([]byte(`{"refuse":"http"}`), &f); err == nil {

@@ -273,7 +273,8 @@ func (s *Server) query(ctx context.Context, sql string, keep bool) ([][]any, err
 }
 
 // SetFaults replaces the current faults with f and triggers its one-shot
-// faults (Refuse, IncrVisibleWaitTimeouts). POST /api/_sim/faults adds instead.
+// faults (Refuse, IncrVisibleWaitTimeouts, IncrMemoryPressure). POST
+// /api/_sim/faults adds instead.
 func (s *Server) SetFaults(f Faults) {
 	s.faults.clear()
 	s.faults.add(f)
@@ -283,6 +284,7 @@ func (s *Server) SetFaults(f Faults) {
 func (s *Server) ClearFaults() {
 	s.faults.clear()
 	s.store.ClearForcedVisibleWaitTimeouts()
+	s.store.ClearForcedMemoryPressure()
 	for _, l := range s.listeners {
 		l.reopen()
 	}
@@ -291,6 +293,9 @@ func (s *Server) ClearFaults() {
 func (s *Server) actFaults(f Faults) {
 	if f.IncrVisibleWaitTimeouts > 0 {
 		s.store.ForceVisibleWaitTimeouts(f.IncrVisibleWaitTimeouts)
+	}
+	if f.IncrMemoryPressure > 0 {
+		s.store.ForceMemoryPressure(f.IncrMemoryPressure)
 	}
 	if l := s.listeners[f.Refuse]; l != nil && f.RefuseFor > 0 {
 		s.cfg.Logf("dorissim: refusing %s connections for %s", f.Refuse, f.RefuseFor)

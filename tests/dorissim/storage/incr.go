@@ -54,6 +54,9 @@ func (s *Store) Incr(ctx context.Context, db, table string, p IncrParams) ([]Col
 	}
 	lo, hi := searchTSO(log, plan.lo), searchTSO(log, plan.hi)
 	window := log[lo:hi]
+	if err := s.takeMemoryPressure(len(window)); err != nil {
+		return nil, nil, err
+	}
 	if err := checkIncrMemory(len(window), p.MemLimit); err != nil {
 		return nil, nil, err
 	}

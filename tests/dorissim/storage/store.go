@@ -40,8 +40,12 @@ type Store struct {
 	// waking @incr visible waits.
 	txnEnded   chan struct{}
 	forced5101 int
-	holds      map[*table]*PublishHold // tables whose publishes are held (publish.go)
-	loads      map[int64]*loadEntry    // load txns by id, for _stream_load_2pc
+	// forcedPressure is how many more @incr queries the BE's memory GC
+	// cancels (incr_memory.go).
+	forcedPressure int
+	queries        int64                   // @incr queries cancelled so far, for their query ids
+	holds          map[*table]*PublishHold // tables whose publishes are held (publish.go)
+	loads          map[int64]*loadEntry    // load txns by id, for _stream_load_2pc
 
 	groupMu sync.Mutex
 	groups  map[string]*groupBatch // open group commit batch per db\x00table
