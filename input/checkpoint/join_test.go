@@ -75,7 +75,7 @@ type joinRun struct {
 	rows      []joinRow
 	windowLen int // seconds per chain window
 	batch     int // rows per emitted batch
-	finishAt  int // T's snapshot finishes before this emission of the run
+	finishAt  int // the emission of the run that finishes T's snapshot
 	crashAt   int // the run crashes after this emission; 0 never
 	steps     int
 	delivered map[string][]Pos // what every run delivered, by table
@@ -116,9 +116,10 @@ func (r *joinRun) after() error {
 }
 
 // read emits the rows of tables in w after w.Last in position order, as
-// the window reader does; place records each batch's last row. A table's
-// part of a window may be read in pieces, split in time: its rows come out
-// in the same order, and the position still names the whole window.
+// the window reader does; place records each batch's last row. The reader
+// may read a table's part in pieces split in time (windowread.go): the rows
+// come out in the same order and each position still names the whole
+// window, so pieces show here only as where the last row lies (joinCover).
 func (r *joinRun) read(tables []string, w Window, place func(*State, Pos)) error {
 	from, to := joinSec(r.t, w.Start), joinSec(r.t, w.End)
 	var out []Pos
@@ -193,7 +194,7 @@ func (r *joinRun) run() error {
 }
 
 // joinPath is one path through the state space: the settings, and per run
-// the emission before which the joining table's snapshot finishes and the
+// the emission that finishes the joining table's snapshot and the
 // one after which the run crashes (0: none).
 type joinPath struct {
 	lateStart, windowLen, batch int
@@ -238,8 +239,8 @@ type joinExplorer struct {
 // first windows, the second soon after its start (the resumed window and
 // the catch-ups before it), the third never.
 var (
-	joinFirstRun  = joinSteps(1, 24)
-	joinSecondRun = []int{1, 2, 3, 5, 8}
+	joinFirstRun  = joinSteps(1, 20)
+	joinSecondRun = []int{1, 2, 4, 7}
 )
 
 func joinSteps(from, to int) []int {
