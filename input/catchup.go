@@ -23,22 +23,23 @@ func catchUpGroups(em *emitter, tables []*tableInfo) ([]*catchUpSet, error) {
 		key := t.name.key
 		var chainText string
 		var own checkpoint.Window
+		var due bool
 		em.view(func(st *checkpoint.State) {
-			chainText, own = st.Stream.Start, *st.Tables[key].CatchUp.Clone()
+			chainText = st.Stream.Start
+			own, due = st.CatchUpWindow(key)
 		})
-		chainStart, err := parseBound(chainText)
-		if err != nil {
+		if _, err := parseBound(chainText); err != nil {
 			return nil, fmt.Errorf("binlog stream start: %w", err)
 		}
-		w, open, err := windowOf("catch-up window of "+key, &own)
+		if own.Start == "" {
+			continue // no longer catching up
+		}
+		w, _, err := windowOf("catch-up window of "+key, &own)
 		if err != nil {
 			return nil, err
 		}
-		if w.start > chainStart {
+		if !due {
 			continue
-		}
-		if open {
-			w.end = chainStart
 		}
 		id := fmt.Sprintf("%d-%d", w.start, w.end)
 		if own.Last != nil {

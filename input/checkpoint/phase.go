@@ -11,6 +11,10 @@ import "slices"
 //	          │                              └─> catchup    (joined later: StartCatchUp)
 //	          └─> binlog                      catchup ──FinishCatchUp──> binlog (JoinChain)
 //
+// A catching-up table joins the chain only where the chain has delivered
+// nothing of its current window: every row of the table before that point
+// came from its catch-up, and every row from it on comes from the chain.
+//
 // A table that is not in s is left alone by every transition: it was
 // dropped while a read of it was still under way.
 
@@ -97,16 +101,47 @@ func (s *State) CatchUpProgress(key, start, end string, last Pos) {
 	}
 }
 
+// CatchUpWindow is the window table key reads next to catch up, with the
+// last row of it already delivered: the window it chose before a restart,
+// or one from where it stands to the chain's start. due is false while it
+// has nothing to read: the chain has not reached its start yet, or stands
+// there in the middle of a window (see FinishCatchUp), which the table
+// reads once the chain is past it; w is then the table's window as it
+// stands, with no end.
+func (s *State) CatchUpWindow(key string) (w Window, due bool) {
+	t := s.Tables[key]
+	if t == nil || t.Phase != PhaseCatchUp || t.CatchUp == nil || s.Stream == nil {
+		return Window{}, false
+	}
+	w = *t.CatchUp.Clone()
+	if w.End != "" {
+		return w, true
+	}
+	// The fixed-width layout makes string order equal time order.
+	if w.Start > s.Stream.Start || w.Start == s.Stream.Start && s.Stream.Last != nil {
+		return w, false
+	}
+	w.End = s.Stream.Start
+	return w, true
+}
+
 // FinishCatchUp closes table key's catch-up window, which ended at end: if
-// that is where the chain is now, the table joins it; otherwise the chain
-// moved on meanwhile and the table catches up the rest next. It reports
-// whether the table joined.
+// that is where the chain is now, and the chain has delivered no row of
+// its current window yet, the table joins it; otherwise the table catches
+// up the rest next, from end. It reports whether the table joined.
+//
+// A chain that stands in the middle of a window (a restart resumes it
+// after its last delivered row, for every table it reads) is no place to
+// join: the joining table's rows of that window up to the chain's last row
+// were never delivered, yet the resumed read would skip them. So the table
+// waits at the window's start, and reads the whole window on its own once
+// the chain has finished it.
 func (s *State) FinishCatchUp(key, end string) bool {
 	t := s.Tables[key]
 	if t == nil || t.Phase != PhaseCatchUp {
 		return false
 	}
-	if s.Stream != nil && end == s.Stream.Start {
+	if s.Stream != nil && end == s.Stream.Start && s.Stream.Last == nil {
 		s.JoinChain(key)
 		return true
 	}

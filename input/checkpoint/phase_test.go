@@ -174,3 +174,66 @@ func TestChainTransitions(t *testing.T) {
 		t.Fatalf("advanced chain = %+v, want {Start: %s}", s.Stream, t1)
 	}
 }
+
+// A restart resumes the chain in the middle of window [t1, t2), after its
+// last row, for every table it reads. A table that catches up to t1 meanwhile
+// must not join there (its rows of [t1, t2) up to that last row would be
+// skipped): it waits until the chain is past the window, reads it on its
+// own, and joins at t2.
+func TestCatchUpJoinsAResumedWindowOnlyPastIt(t *testing.T) {
+	s := New()
+	s.StartChain(t0)
+	s.AddTable("db.a", false, "", 1)
+	s.AddTable("db.t", true, t0, 1)
+	s.AdvanceChain(t1)
+	s.ChainProgress(t1, t2, Pos{TSO: 9, Table: "db.a"})
+	s.FinishSnapshot("db.t")
+	if w, due := s.CatchUpWindow("db.t"); !due || w.Start != t0 || w.End != t1 || w.Last != nil {
+		t.Fatalf("CatchUpWindow = %+v, %v; want [%s, %s) due", w, due, t0, t1)
+	}
+	if s.FinishCatchUp("db.t", t1) {
+		t.Fatalf("the table joined the chain at %s, in the middle of its window %+v", t1, s.Stream)
+	}
+	mustValid(t, s, "FinishCatchUp (mid-window)")
+	if w, due := s.CatchUpWindow("db.t"); due || w.Start != t1 {
+		t.Fatalf("CatchUpWindow = %+v, %v; want to wait at %s until the chain is past its window", w, due, t1)
+	}
+	s.AdvanceChain(t2)
+	w, due := s.CatchUpWindow("db.t")
+	if !due || w.Start != t1 || w.End != t2 || w.Last != nil {
+		t.Fatalf("CatchUpWindow = %+v, %v; want the whole window [%s, %s)", w, due, t1, t2)
+	}
+	if !s.FinishCatchUp("db.t", t2) || phaseOf(s, "db.t") != PhaseBinlog {
+		t.Fatalf("the table did not join at %s: %+v", t2, s.Tables["db.t"])
+	}
+}
+
+func TestCatchUpWindow(t *testing.T) {
+	last := Pos{TSO: 3, Table: "db.a"}
+	for _, tc := range []struct {
+		name        string
+		chain, own  Window
+		want        Window
+		wantDue     bool
+		notCatching bool
+	}{
+		{name: "behind the chain", chain: Window{Start: t1}, own: Window{Start: t0}, want: Window{Start: t0, End: t1}, wantDue: true},
+		{name: "at the chain's fresh window", chain: Window{Start: t1, End: t2}, own: Window{Start: t1}, want: Window{Start: t1, End: t1}, wantDue: true},
+		{name: "at a chain resumed mid-window", chain: Window{Start: t1, End: t2, Last: &last}, own: Window{Start: t1}, want: Window{Start: t1}},
+		{name: "ahead of the chain", chain: Window{Start: t0}, own: Window{Start: t1}, want: Window{Start: t1}},
+		{name: "its own chosen window", chain: Window{Start: t2}, own: Window{Start: t0, End: t1, Last: &last}, want: Window{Start: t0, End: t1, Last: &last}, wantDue: true},
+		{name: "not catching up", chain: Window{Start: t1}, notCatching: true},
+	} {
+		s := New()
+		s.Stream = tc.chain.Clone()
+		s.AddTable("db.a", !tc.notCatching, tc.own.Start, 1)
+		if !tc.notCatching {
+			s.FinishSnapshot("db.a")
+			s.Tables["db.a"].CatchUp = tc.own.Clone()
+		}
+		w, due := s.CatchUpWindow("db.a")
+		if due != tc.wantDue || w.Start != tc.want.Start || w.End != tc.want.End || (w.Last == nil) != (tc.want.Last == nil) {
+			t.Errorf("%s: CatchUpWindow = %+v, %v; want %+v, %v", tc.name, w, due, tc.want, tc.wantDue)
+		}
+	}
+}
