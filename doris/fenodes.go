@@ -52,17 +52,7 @@ func (r *FERotation) MarkGood(fe string) {
 type RetryPolicy struct {
 	Attempts int // in total, at least 1
 	Backoff  BackoffPolicy
-	// Retryable tells whether another attempt may help; nil: every error
-	// not marked Permanent.
-	Retryable func(error) bool
-	Log       *service.Logger // one debug line per failed attempt; may be nil
-}
-
-func (p RetryPolicy) retryable(err error) bool {
-	if p.Retryable != nil {
-		return p.Retryable(err)
-	}
-	return !IsPermanent(err)
+	Log      *service.Logger // one debug line per failed attempt; may be nil
 }
 
 // Do runs fn against successive FEs until it succeeds, returns an error
@@ -90,7 +80,7 @@ func (r *FERotation) Do(ctx context.Context, p RetryPolicy, op string, fn func(c
 			// caller asked to stop, so that is what the error must say.
 			return fmt.Errorf("%s: %w (last error: %w)", op, ctxErr, err)
 		}
-		if !p.retryable(err) {
+		if IsPermanent(err) {
 			return unmarkPermanent(err)
 		}
 		last = err

@@ -62,24 +62,6 @@ func TestFERotationDoPermanentStops(t *testing.T) {
 	}
 }
 
-// A caller's own classification replaces the Permanent mark.
-func TestFERotationDoRetryable(t *testing.T) {
-	r := NewFERotation([]string{"a:1"})
-	refused := errors.New("refused redirect")
-	calls := 0
-	p := RetryPolicy{Attempts: 5, Backoff: fastRetry, Retryable: func(err error) bool { return !errors.Is(err, refused) }}
-	err := r.Do(context.Background(), p, "op", func(context.Context, string) error {
-		calls++
-		if calls == 2 {
-			return refused
-		}
-		return errors.New("timeout")
-	})
-	if calls != 2 || err != refused {
-		t.Fatalf("calls %d, err %v", calls, err)
-	}
-}
-
 func TestFERotationDoStopsWhenContextEnds(t *testing.T) {
 	r := NewFERotation([]string{"a:1", "b:1"})
 	ctx, cancel := context.WithCancel(context.Background())

@@ -51,7 +51,7 @@ type transportConfig struct {
 func newTransport(c transportConfig) *transport {
 	return &transport{
 		fes:      doris.NewFERotation(c.FENodes),
-		retry:    doris.RetryPolicy{Attempts: c.Retries, Backoff: doris.DefaultFEBackoff, Retryable: retryable, Log: c.Logger},
+		retry:    doris.RetryPolicy{Attempts: c.Retries, Backoff: doris.DefaultFEBackoff, Log: c.Logger},
 		scheme:   c.Scheme(),
 		user:     c.Username,
 		password: c.Password,
@@ -120,7 +120,9 @@ func (t *transport) call(ctx context.Context, op, method, path string, h http.He
 		var err error
 		data, err = t.attempt(ctx, fe, method, path, h, body)
 		if err != nil && ctx.Err() == nil && !retryable(err) {
-			return fmt.Errorf("%s: %w", op, err)
+			// The mark stops this call's FE loop only (Do removes it): the
+			// batch's own retries judge whether a later call may pass.
+			return doris.Permanent(fmt.Errorf("%s: %w", op, err))
 		}
 		return err
 	})

@@ -5,6 +5,7 @@ import (
 	"net/http/httptest"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -291,5 +292,32 @@ func TestTwoPhaseCommitFinishesALeftoverPrecommit(t *testing.T) {
 	}
 	if n := len(f.beLoads()); n != 2 || !strings.HasPrefix(f.commits[len(f.commits)-1], "commit rpconnect_doris_") {
 		t.Fatalf("%d loads, 2PC calls %q: want the replay to commit the leftover by label", n, f.commits)
+	}
+}
+
+// TestRefusingFEEndsTheCallNotTheBatch: an FE's 403 would be every FE's
+// answer, so the call tries no other FE; the batch's own retries still
+// decide, since a grant may be given meanwhile.
+func TestRefusingFEEndsTheCallNotTheBatch(t *testing.T) {
+	f := newFakeDoris(t)
+	var refused atomic.Int32
+	deny := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		refused.Add(1)
+		http.Error(w, "Access denied for user 'root'", http.StatusForbidden)
+	}))
+	defer deny.Close()
+	denyAddr := strings.TrimPrefix(deny.URL, "http://")
+	o := newTestOutput(t, f, "table_identifier: db.t\ncdc: \"false\"\nrequest_retries: 3\n")
+	o.ld.tr.retry.Backoff = doris.BackoffPolicy{Base: time.Millisecond, Max: time.Millisecond}
+	o.ld.tr.fes = doris.NewFERotation([]string{denyAddr, f.addr()})
+	err := o.WriteBatch(testCtx(t), service.MessageBatch{service.NewMessage([]byte(`{"id":1}`))})
+	if err == nil || !strings.Contains(err.Error(), "HTTP 403") {
+		t.Fatalf("want the FE's 403, got %v", err)
+	}
+	if n := refused.Load(); n != 1 || len(f.visibleRows("db.t")) != 0 {
+		t.Fatalf("the refusal was tried %d times, and %d rows reached the other FE; want once and none", n, len(f.visibleRows("db.t")))
+	}
+	if doris.IsPermanent(err) {
+		t.Fatalf("the FE loop's mark leaked to the batch: %v", err)
 	}
 }
