@@ -228,10 +228,13 @@ func (r *reader) Close(ctx context.Context) error {
 // closeAckWait bounds how long Close waits for acks.
 const closeAckWait = time.Second
 
-// fatalError marks a condition that stops the input until an operator acts.
+// fatalError is a permanent error (doris.IsPermanent) whose text already
+// tells the operator what happened and what to do: the run stops on it as
+// it is, where a bare permanent error is first given its window or split.
 type fatalError struct{ msg string }
 
-func (e *fatalError) Error() string { return e.msg }
+func (e *fatalError) Error() string   { return e.msg }
+func (e *fatalError) Permanent() bool { return true }
 
 func fatalf(format string, args ...any) error {
 	return &fatalError{msg: fmt.Sprintf(format, args...)}

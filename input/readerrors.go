@@ -4,19 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"time"
-
-	"github.com/rpconnect-doris/rpconnect-doris/doris"
 )
-
-// permanent marks a read failure that reading the same rows again cannot
-// fix: Doris sent data the input cannot convert (an operation code outside
-// 0..3, an Arrow type it does not know, a result whose columns match
-// neither the known schema nor the current DDL). Retrying it would stall
-// the table until its binlog expires and Doris silently starts after the
-// gap, so such a window stops the input instead. nil stays nil.
-func permanent(err error) error { return doris.Permanent(err) }
-
-func isPermanent(err error) bool { return doris.IsPermanent(err) }
 
 // queryTimeoutError is our own request_query_timeout running out while
 // the rest of the run is fine. The clock counts only the time spent

@@ -9,22 +9,6 @@ import (
 	"time"
 )
 
-// A permanent failure stays recognisable through the context that callers
-// wrap around it; nil stays nil, so `return permanent(err)` is safe.
-func TestPermanentSurvivesWrapping(t *testing.T) {
-	if permanent(nil) != nil {
-		t.Fatalf("permanent(nil) is not nil")
-	}
-	cause := errors.New("unsupported Arrow type")
-	err := fmt.Errorf("binlog window of db.t: %w", permanent(cause))
-	if !isPermanent(err) || !errors.Is(err, cause) {
-		t.Fatalf("wrapped permanent error %v: isPermanent %v, Is(cause) %v; want both", err, isPermanent(err), errors.Is(err, cause))
-	}
-	if isPermanent(cause) || isPermanent(fmt.Errorf("x: %w", cause)) {
-		t.Fatalf("a plain error counts as permanent")
-	}
-}
-
 // Our own query timeout names the setting to raise, keeps its cause, and is
 // told apart from other deadlines.
 func TestQueryTimeoutErrorNamesTheSetting(t *testing.T) {

@@ -67,7 +67,7 @@ func (rt *windowRetry) classify(err error, part window) (retryStep, error) {
 			"and restart with scan_mode: initial to take a fresh snapshot; consider a larger binlog.ttl_seconds",
 			err, rt.w.start, rt.w.end, rt.table, rt.conf.CheckpointKey, rt.conf.CheckpointKey, rt.conf.CheckpointCache)
 	}
-	if isPermanent(err) {
+	if doris.IsPermanent(err) {
 		return retryStep{}, fatalf("binlog window [%s, %s) of %s cannot be read, and reading it again cannot fix it: %v. "+
 			"The input stops here instead of retrying until the binlog expires; its checkpoint stays before the undelivered changes, "+
 			"so a restart after the cause is fixed reads them", part.start, part.end, rt.table, err)

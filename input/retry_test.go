@@ -31,7 +31,7 @@ func testRetry(t *testing.T) (*windowRetry, *retryAges) {
 
 func TestClassifyPermanentStops(t *testing.T) {
 	rt, _ := testRetry(t)
-	cause := permanent(errors.New("binlog row 3 of db.t: Unsupported Doris binlog operation: 7"))
+	cause := doris.Permanent(errors.New("binlog row 3 of db.t: Unsupported Doris binlog operation: 7"))
 	_, err := rt.classify(fmt.Errorf("binlog window [a, b) of db.t: %w", cause), rt.w)
 	if !isFatal(err) {
 		t.Fatalf("a permanent error gave %v, want a fatal error", err)
@@ -182,8 +182,8 @@ func TestClassifyDecidesByError(t *testing.T) {
 		want string
 	}{
 		{"binlog expired", flightText("Row binlog offset has expired according to binlog.ttl_seconds"), stop},
-		{"permanent", fmt.Errorf("window: %w", permanent(errors.New("Unsupported Doris binlog operation: 7"))), stop},
-		{"permanent beats a limit text", permanent(errors.New("Arrow type of column Timeout: unknown, exceed limit")), stop},
+		{"permanent", fmt.Errorf("window: %w", doris.Permanent(errors.New("Unsupported Doris binlog operation: 7"))), stop},
+		{"permanent beats a limit text", doris.Permanent(errors.New("Arrow type of column Timeout: unknown, exceed limit")), stop},
 		{"the query's own exec_mem_limit", flightText(ownMemLimit), split},
 		{"Allocator mem tracker check", flightText("(127.0.0.1)[MEM_LIMIT_EXCEEDED]Allocator mem tracker check failed"), split},
 		// Memory pressure, and memory refusals that do not say whose

@@ -6,6 +6,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
+	"github.com/rpconnect-doris/rpconnect-doris/doris"
 	"github.com/rpconnect-doris/rpconnect-doris/input/schemameta"
 )
 
@@ -33,7 +34,7 @@ func (t *tableInfo) schemaFor(ctx context.Context, selected []string, rs *arrow.
 		return nil, fmt.Errorf("schema of %s changed (columns added %v, removed %v) and could not be read again: %w", t.name.key, added, removed, err)
 	}
 	if a, r := fresh.Diff(names); len(a)+len(r) > 0 {
-		return nil, permanent(fmt.Errorf("the columns of a result of %s (added %v, missing %v) match neither its known schema nor its current DDL", t.name.key, a, r))
+		return nil, doris.Permanent(fmt.Errorf("the columns of a result of %s (added %v, missing %v) match neither its known schema nor its current DDL", t.name.key, a, r))
 	}
 	t.c.log.Infof("Schema of %s changed: columns added %v, removed %v; messages carry the new schema (fingerprint %s) from here on",
 		t.name.key, added, removed, fresh.Fingerprint())

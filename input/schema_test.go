@@ -7,6 +7,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
+	"github.com/rpconnect-doris/rpconnect-doris/doris"
 	"github.com/rpconnect-doris/rpconnect-doris/tests/dorissim"
 )
 
@@ -69,7 +70,7 @@ func TestSchemaForRejectsUnknownColumns(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := ti.schemaFor(ctx, nil, resultSchema("id", "bogus"))
-	if !isPermanent(err) {
+	if !doris.IsPermanent(err) {
 		t.Fatalf("unknown column: %v, want a permanent error", err)
 	}
 	for _, want := range []string{"shop.orders", "added [bogus]", "missing [v]", "match neither its known schema nor its current DDL"} {
@@ -79,7 +80,7 @@ func TestSchemaForRejectsUnknownColumns(t *testing.T) {
 	}
 	s.SetFaults(dorissim.Faults{Refuse: "http", RefuseFor: time.Minute})
 	_, err = ti.schemaFor(ctx, nil, resultSchema("id", "v", "w"))
-	if err == nil || isPermanent(err) || !strings.Contains(err.Error(), "schema of shop.orders changed (columns added [w], removed []) and could not be read again") {
+	if err == nil || doris.IsPermanent(err) || !strings.Contains(err.Error(), "schema of shop.orders changed (columns added [w], removed []) and could not be read again") {
 		t.Fatalf("DDL unreadable: %v, want a retryable error naming the table and the change", err)
 	}
 }

@@ -117,7 +117,7 @@ func (sr *splitReader) readWithRetry(ctx context.Context, t *tableInfo, sp split
 		if err == nil || ctx.Err() != nil {
 			return err
 		}
-		if isPermanent(err) {
+		if doris.IsPermanent(err) {
 			return fatalf("snapshot split %s of %s (tablets %v) cannot be read, and reading it again cannot fix it: %v. "+
 				"The input stops rather than skip its rows", sp.ID, t.name.key, sp.Tablets, err)
 		}
