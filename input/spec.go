@@ -163,7 +163,7 @@ func binlogFields() []*service.ConfigField {
 			Default("continue").
 			LintRule(enumLint(fieldOnExpired, "continue", "fail")),
 		service.NewBoolField(fieldMergeUpdates).
-			Description("Turn each `update_before`/`update_after` pair into one message with `operation: update`: the body is the after-image and the before-image is the structured metadata `before` (an object, read it with `@before`). The two halves share TSO and LSN and always arrive in the same window, so nothing waits; the merged message's position is the `update_after`'s, so a checkpoint never points between the halves. A half pair (with `binlog_filter`, see there) is delivered unmerged with its own operation and counted in `doris_binlog_unpaired_updates_total`; a warning names it, at most once a minute per table. Conflicts with `binlog_ignore_update_before`.").
+			Description("Turn each `update_before`/`update_after` pair into one message with `operation: update`: the body is the after-image and the before-image is the structured metadata `before` (an object, read it with `@before`). The two halves share TSO and LSN and always arrive in the same window, so nothing waits; the merged message's position is the `update_after`'s, so a checkpoint never points between the halves. A batch that `batch_size` would end on an `update_before` takes its `update_after` as well (one row more, one message), so a batch never ends between the halves and a restart cuts the batches it cut before (labels such as `doris_load`'s depend on that). Changing this field changes where batches end. A half pair (with `binlog_filter`, see there) is delivered unmerged with its own operation and counted in `doris_binlog_unpaired_updates_total`; a warning names it, at most once a minute per table. Conflicts with `binlog_ignore_update_before`.").
 			Default(false),
 		service.NewBoolField(fieldIgnoreUpdateBefore).
 			Description("Drop `update_before` rows in Doris, before transfer: every `@incr` query gets `WHERE __DORIS_BINLOG_OP__ <> 2`. Updates then arrive as `update_after` alone. Conflicts with `binlog_merge_updates`, which needs both halves.").
@@ -220,7 +220,7 @@ func readFields() []*service.ConfigField {
 			Default(100000).Advanced().
 			LintRule(`root = if this < 0 { [ "snapshot_query_rows must be 0 or more; got %v".format(this) ] }`),
 		service.NewIntField(fieldBatchSize).
-			Description("Maximum number of rows per emitted batch.").
+			Description("Maximum number of rows per emitted batch. With `binlog_merge_updates`, a batch that would end on an `update_before` also takes its `update_after`: the two become one message, so a batch still holds at most this many messages. After a restart the input cuts the batches it cut before while this, `batching` and `binlog_merge_updates` are unchanged.").
 			Default(4064).
 			LintRule(minIntLint(fieldBatchSize)),
 		service.NewIntField(fieldMaxParallelSnapshotSplits).

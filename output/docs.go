@@ -22,8 +22,9 @@ Labels repeat on a replay when
   ` + "`doris_binlog`" + ` sets them), so the label is derived from the target, the source tables, the first and last
   positions and the row count;
 - the batches replayed after a restart are the same as before it: ` + "`doris_binlog`" + ` re-emits the same batches
-  while its ` + "`batch_size`" + `, ` + "`batching`" + ` and table selection are unchanged, and this output's ` + "`batching`" + ` cuts
-  by ` + "`count`" + ` only (a ` + "`period`" + ` is flagged by lint);
+  while its ` + "`batch_size`" + `, ` + "`batching`" + `, ` + "`binlog_merge_updates`" + ` and table selection are unchanged, and this
+  output does no ` + "`batching`" + ` of its own: a ` + "`count`" + ` or ` + "`byte_size`" + ` counts from where the process started, so
+  after a restart its batches end elsewhere, and a ` + "`period`" + ` depends on timing (flagged by lint);
 - the replay comes within Doris's label retention (` + "`streaming_label_keep_max_second`" + ` on the FE).
 
 Without positions, a random label is made per load. It is kept only while doris_load retries the

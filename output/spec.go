@@ -189,5 +189,5 @@ root = [
   if $gc != "off_mode" && this.label_prefix.or("rpconnect_doris") != "rpconnect_doris" { "label_prefix cannot be combined with group_commit %s: Doris refuses labels in group commit".format($gc) } else { "" },
   if this.partial_columns.or(false) && this.columns.or("") == "" { "partial_columns needs columns: the columns each row updates" } else { "" },
   if this.sequence_column.or("") != "" && this.format.or("json").string().lowercase() != "json" { "sequence_column needs format json" } else { "" },
-  if $gc == "off_mode" && this.cdc.or("auto").string().lowercase() != "false" && this.batching.period.or("") != "" { "batching.period cuts batches by time, so a batch replayed after a restart may hold other rows, get another label and load twice: batch by count, or set cdc: false when the messages carry no source positions" } else { "" },
+  if $gc == "off_mode" && this.cdc.or("auto").string().lowercase() != "false" && this.batching.period.or("") != "" { "batching.period cuts batches by time, so a batch replayed after a restart may hold other rows, get another label and load twice: leave batching to the input (doris_binlog's batch_size), or set cdc: false when the messages carry no source positions" } else { "" },
 ].merge($hdr).merge($names).merge($values)`

@@ -40,7 +40,10 @@ type Result struct {
 
 // MergeOptions shape a merge's batches and its conversion.
 type MergeOptions struct {
-	MaxRows int     // rows per emitted batch at most
+	// MaxRows is the most rows per emitted batch; with a Pairer one more
+	// when the batch would end on an update_before whose update_after
+	// follows, so that the halves go out as one message in one batch.
+	MaxRows int
 	Workers int     // goroutines converting rows; 0 for Workers()
 	Pairer  *Pairer // binlog_merge_updates; nil leaves the halves apart
 }
@@ -68,6 +71,7 @@ func Merge[S Source](ctx context.Context, srcs []S, opt MergeOptions, emit EmitF
 		chunkRows: chunkRowsFor(opt.MaxRows, workers),
 		plan:      &plan{},
 		submit:    func(ch *chunk) error { return cv.submit(ctx, ch) },
+		pairs:     opt.Pairer != nil,
 		done: func(p *plan) error {
 			select {
 			case plans <- p:
@@ -98,10 +102,7 @@ func Merge[S Source](ctx context.Context, srcs []S, opt MergeOptions, emit EmitF
 	if err != nil {
 		return err
 	}
-	if err := <-orderErr; err != nil {
-		return err
-	}
-	return e.finish()
+	return <-orderErr
 }
 
 // emission hands the merge's plans on in order, once converted, with the
@@ -127,17 +128,6 @@ func (e *emission) all(ctx context.Context, plans <-chan *plan) error {
 		if err := e.hand(res); err != nil {
 			return err
 		}
-	}
-	return nil
-}
-
-// finish hands on the update_before still held at the window's end.
-func (e *emission) finish() error {
-	if e.pairer == nil {
-		return nil
-	}
-	if res, ok := e.pairer.Finish(); ok {
-		return e.hand(res)
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -224,11 +225,13 @@ func TestMergeUpdatePairsAcrossBatches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, held := p.Finish(); held {
-		t.Fatal("a half is still held")
-	}
 	if got, want := rowsOf(t, out), []string{"a:1", "a:2", "b:9", "a:3", "a:4"}; !slices.Equal(got, want) {
 		t.Fatalf("merged %v, want %v", got, want)
+	}
+	// The first batch, full on the update_before, takes its update_after
+	// from the source's next Arrow batch: two messages from three rows.
+	if len(out) != 3 || len(out[0].msgs) != 2 || out[0].last.Op != opUpdateAfter {
+		t.Fatalf("%d batches, the first of %d messages ending at %+v; want 3, the first ending on the merged update", len(out), len(out[0].msgs), out[0].last)
 	}
 	var ops []string
 	sum := map[string]OpCounts{}
@@ -281,4 +284,73 @@ func countSlots(c OpCounts) string {
 		}
 	}
 	return s
+}
+
+// sourceAfter reads rows of db.name after skip, as a restart's window read
+// does.
+func sourceAfter(tb testing.TB, name string, skip *checkpoint.Pos, batches ...[]change) *batchSource {
+	tb.Helper()
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	return &batchSource{batches: batchesOf(tb, mem, name, skip, batches...), mem: mem}
+}
+
+// batchKeys names each emitted batch by its messages, "table:id:operation".
+func batchKeys(t *testing.T, out []emitted) []string {
+	t.Helper()
+	keys := make([]string, len(out))
+	for i, e := range out {
+		for _, msg := range e.msgs {
+			keys[i] += fmt.Sprintf("%s:%d:%s ", metaString(t, msg, metaTable), bodyID(t, msg), metaString(t, msg, metaOperation))
+		}
+	}
+	return keys
+}
+
+// With binlog_merge_updates, a restart from the end of any batch cuts the
+// batches that followed it before: a batch never ends between an update's
+// halves, so nothing is carried into the next one. Labels derived from a
+// batch's first and last positions and its count (doris_load's) depend on
+// that. The rows hold pairs cut apart by the sources' Arrow batches, a
+// lone update_before (its update_after filtered out) and a lone
+// update_after, in two tables.
+func TestMergeCutsTheSameBatchesAfterARestart(t *testing.T) {
+	ub, ua := int8(opUpdateBefore), int8(opUpdateAfter)
+	a := [][]change{
+		{{ms: t0, id: 1}, {ms: t0 + 1, op: ub, id: 2}},
+		{{ms: t0 + 1, op: ua, id: 2}, {ms: t0 + 1, lsn: 1, op: ub, id: 3}, {ms: t0 + 1, lsn: 1, op: ua, id: 3}},
+		{{ms: t0 + 2, op: ub, id: 4}, {ms: t0 + 3, op: ub, id: 5}, {ms: t0 + 3, op: ua, id: 5}, {ms: t0 + 3, lsn: 1, op: ua, id: 6}},
+		{{ms: t0 + 4, op: ub, id: 7}},
+		{{ms: t0 + 4, op: ua, id: 7}, {ms: t0 + 5, op: ub, id: 8}, {ms: t0 + 5, op: ua, id: 8}, {ms: t0 + 5, lsn: 1, op: ub, id: 9}},
+		{{ms: t0 + 5, lsn: 1, op: ua, id: 9}, {ms: t0 + 6, id: 10}},
+	}
+	b := [][]change{
+		{{ms: t0 + 1, id: 1}, {ms: t0 + 3, op: ub, id: 2}, {ms: t0 + 3, op: ua, id: 2}},
+		{{ms: t0 + 5, op: ub, id: 3}, {ms: t0 + 5, op: ua, id: 3}},
+	}
+	noop := func(checkpoint.Pos, string) {}
+	for maxRows := 1; maxRows <= 5; maxRows++ {
+		out, err := runMerge(t, []*batchSource{source(t, "a", a...), source(t, "b", b...)}, maxRows, NewPairer(noop))
+		if err != nil {
+			t.Fatal(err)
+		}
+		all := batchKeys(t, out)
+		for i, e := range out {
+			if len(e.msgs) > maxRows {
+				t.Errorf("batch_size %d: batch %d holds %d messages: %s", maxRows, i, len(e.msgs), all[i])
+			}
+		}
+		if n := strings.Count(strings.Join(all, ""), ":update "); n != 8 {
+			t.Errorf("batch_size %d: %d merged updates, want 8: %v", maxRows, n, all)
+		}
+		for k := range out[:len(out)-1] {
+			skip := out[k].last
+			again, err := runMerge(t, []*batchSource{sourceAfter(t, "a", &skip, a...), sourceAfter(t, "b", &skip, b...)}, maxRows, NewPairer(noop))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := batchKeys(t, again), all[k+1:]; !slices.Equal(got, want) {
+				t.Fatalf("batch_size %d, restart after batch %d (%+v):\n got %q\nwant %q", maxRows, k, skip, got, want)
+			}
+		}
+	}
 }

@@ -27,6 +27,16 @@ type orderer struct {
 	cur       *chunk // the chunk being filled, not yet submitted
 	submit    func(*chunk) error
 	done      func(*plan) error
+	// pairs keeps an update's halves in one plan (binlog_merge_updates):
+	// a plan that fills on an update_before takes its update_after too,
+	// one row past maxRows, so that where plans end depends only on the
+	// rows from the window's start or the committed position, as a
+	// restart needs to cut the same batches again (see Pairer).
+	pairs bool
+	// openUB is the update_before that filled the plan, while the next
+	// row is not yet known: the plan ends before that row unless it is
+	// the update_after.
+	openUB *checkpoint.Pos
 }
 
 // cursor is a source's current batch and the next row of it.
@@ -51,7 +61,10 @@ func (o *orderer) run(ctx context.Context, srcs []Source) error {
 	}
 	for o.h.Len() > 0 {
 		c := o.h[0]
-		end := o.runEnd(c)
+		end, err := o.nextEnd(c)
+		if err != nil {
+			return err
+		}
 		if err := o.take(c, end); err != nil {
 			return err
 		}
@@ -67,6 +80,29 @@ func (o *orderer) run(ctx context.Context, srcs []Source) error {
 		}
 	}
 	return o.finishPlan()
+}
+
+// nextEnd is where the rows to take from c next end: after c's head
+// alone when it is the update_after of the update_before that filled the
+// plan, else where c's run ends, in a new plan if the full one waited for
+// an update_after that does not come.
+func (o *orderer) nextEnd(c *cursor) (int, error) {
+	if ub := o.openUB; ub != nil {
+		o.openUB = nil
+		if isUpdateAfterOf(c.head(), *ub) {
+			return c.i + 1, nil
+		}
+		if err := o.finishPlan(); err != nil {
+			return 0, err
+		}
+	}
+	return o.runEnd(c), nil
+}
+
+// isUpdateAfterOf tells whether p is the update_after of the update_before
+// at ub: the halves share TSO, table and LSN.
+func isUpdateAfterOf(p, ub checkpoint.Pos) bool {
+	return p.Op == opUpdateAfter && p.TSO == ub.TSO && p.Table == ub.Table && p.LSN == ub.LSN
 }
 
 // runEnd is where c's run ends: at the first row that does not come before
@@ -104,12 +140,16 @@ func (o *orderer) take(c *cursor, end int) error {
 		n := min(end-c.i, o.chunkRows-o.cur.rows)
 		o.cur.add(c.b, c.i, c.i+n)
 		c.i += n
-		if o.cur.rows == o.chunkRows || o.rows() == o.maxRows {
+		if o.cur.rows == o.chunkRows || o.rows() >= o.maxRows {
 			if err := o.submitChunk(); err != nil {
 				return err
 			}
 		}
-		if o.plan.rows == o.maxRows {
+		if o.plan.rows >= o.maxRows {
+			if last := c.b.Pos[c.i-1]; o.pairs && last.Op == opUpdateBefore && o.plan.rows == o.maxRows {
+				o.openUB = &last // the next row decides (nextEnd)
+				continue
+			}
 			if err := o.finishPlan(); err != nil {
 				return err
 			}

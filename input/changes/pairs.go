@@ -25,14 +25,17 @@ const (
 )
 
 // Pairer merges each update_before/update_after pair of a window into one
-// message (binlog_merge_updates). It runs on the merged rows in order, as
+// message (binlog_merge_updates). It runs on each batch's rows in order, as
 // they are emitted: the halves share TSO, table and LSN, so nothing comes
-// between them in (TSO, table, LSN, OP) order, and they always come in one
-// window, so nothing is held across windows. A UB that closes a batch is
-// held back and joins the next one; the batch's position is then its row
-// before the UB, so a restart reads both halves again.
+// between them in (TSO, table, LSN, OP) order, and Merge never ends a batch
+// between them (it takes the update_after into the batch that an
+// update_before fills). So nothing is held from one batch into the next:
+// a batch's boundaries depend only on the rows from the committed position
+// on, and a restart cuts the batches it cut before, which is what labels
+// derived from a batch's first and last positions and its count rely on
+// (doris_load's). An update_before that still ends a batch has no
+// update_after, and goes out unmerged.
 type Pairer struct {
-	held     *heldHalf
 	unpaired func(pos checkpoint.Pos, reason string)
 }
 
@@ -42,22 +45,21 @@ func NewPairer(unpaired func(pos checkpoint.Pos, reason string)) *Pairer {
 	return &Pairer{unpaired: unpaired}
 }
 
-type heldHalf struct {
+type pendingHalf struct {
 	msg *service.Message
 	pos checkpoint.Pos
 }
 
-// Merge rewrites res: a UB directly followed by its UA becomes the UA with
-// operation `update` and the before-image as `before`, at the UA's
-// position; any other half is passed on unmerged and reported.
+// Merge rewrites res, one batch: a UB directly followed by its UA becomes
+// the UA with operation `update` and the before-image as `before`, at the
+// UA's position; any other half is passed on unmerged and reported.
 func (p *Pairer) Merge(res Result) (Result, error) {
-	out := Result{Msgs: make([]*service.Message, 0, len(res.Msgs)+1), Pos: make([]checkpoint.Pos, 0, len(res.Pos)+1)}
-	pending := p.held
-	p.held = nil
+	out := Result{Msgs: make([]*service.Message, 0, len(res.Msgs)), Pos: make([]checkpoint.Pos, 0, len(res.Pos))}
+	var pending *pendingHalf
 	for i, msg := range res.Msgs {
 		pos := res.Pos[i]
 		if pending != nil {
-			if pos.Op == opUpdateAfter && pos.TSO == pending.pos.TSO && pos.Table == pending.pos.Table && pos.LSN == pending.pos.LSN {
+			if isUpdateAfterOf(pos, pending.pos) {
 				if err := mergeHalves(pending.msg, msg); err != nil {
 					return Result{}, fmt.Errorf("binlog update at TSO %d LSN %d of %s: %w", pos.TSO, pos.LSN, pos.Table, err)
 				}
@@ -71,7 +73,7 @@ func (p *Pairer) Merge(res Result) (Result, error) {
 		}
 		switch pos.Op {
 		case opUpdateBefore:
-			pending = &heldHalf{msg: msg, pos: pos}
+			pending = &pendingHalf{msg: msg, pos: pos}
 		case opUpdateAfter:
 			p.unpaired(pos, "no update_before precedes it (its before-image did not match binlog_filter, or the position it resumed from lies between the halves)")
 			out.Msgs, out.Pos = append(out.Msgs, msg), append(out.Pos, pos)
@@ -79,19 +81,11 @@ func (p *Pairer) Merge(res Result) (Result, error) {
 			out.Msgs, out.Pos = append(out.Msgs, msg), append(out.Pos, pos)
 		}
 	}
-	p.held = pending
-	return out, nil
-}
-
-// Finish hands back the UB held at the end of a window, which has no UA.
-func (p *Pairer) Finish() (Result, bool) {
-	h := p.held
-	p.held = nil
-	if h == nil {
-		return Result{}, false
+	if pending != nil {
+		p.unpaired(pending.pos, "no update_after follows it (its after-image did not match binlog_filter)")
+		out.Msgs, out.Pos = append(out.Msgs, pending.msg), append(out.Pos, pending.pos)
 	}
-	p.unpaired(h.pos, "the window ended without its update_after (its after-image did not match binlog_filter)")
-	return Result{Msgs: []*service.Message{h.msg}, Pos: []checkpoint.Pos{h.pos}}, true
+	return out, nil
 }
 
 // mergeHalves turns the UA message into the merged update. The before-image
