@@ -66,7 +66,7 @@ func (g *catchUpSet) read(ctx context.Context, co *coordinator) error {
 	for _, t := range g.tables {
 		co.log.Infof("Table %s catches up on its binlog [%s, %s) before joining the shared windows", t.name.key, w.start, w.end)
 	}
-	dropped, err := co.wr.read(ctx, g.tables, w, nil, g.last, func(st *checkpoint.State, last checkpoint.Pos) {
+	dropped, err := co.wr.read(ctx, g.tables, w, nil, g.last, true, func(st *checkpoint.State, last checkpoint.Pos) {
 		for _, t := range g.tables {
 			st.CatchUpProgress(t.name.key, w.start.String(), w.end.String(), last)
 		}

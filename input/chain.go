@@ -72,7 +72,7 @@ func (ch *chain) next(ctx context.Context) error {
 	}
 	tables := co.phaseTables(checkpoint.PhaseBinlog)
 	began := time.Now()
-	dropped, err := co.wr.read(ctx, tables, w, now, cur.Last, func(st *checkpoint.State, last checkpoint.Pos) {
+	dropped, err := co.wr.read(ctx, tables, w, now, cur.Last, false, func(st *checkpoint.State, last checkpoint.Pos) {
 		st.ChainProgress(w.start.String(), w.end.String(), last)
 	})
 	if err != nil {

@@ -58,6 +58,7 @@ Binlog rows also carry:
 - ` + "`commit_ts_ms`" + ` (int64): the commit time in epoch milliseconds (the TSO's physical part)
 - ` + "`source_ts_ms`" + ` (int64): equal to ` + "`commit_ts_ms`" + `, since a Doris commit has one time
 - ` + "`transaction_id`" + ` (string): the TSO in decimal; one TSO is one transaction
+- ` + "`doris_phase`" + ` (string, ` + "`catchup`" + `): only on the rows of a table that joined while the input ran, read on its own before it joins the shared windows. They can be older than rows of other tables already delivered; ` + "`kafka_franz`" + ` with ` + "`exactly_once`" + ` writes them at least once, as it does snapshot rows
 - ` + "`doris_window_start`" + `, ` + "`doris_window_end`" + ` (with ` + "`debug_metadata`" + ` only; strings, ` + "`yyyy-MM-dd HH:mm:ss`" + ` in **UTC**, whatever the FE's ` + "`time_zone`" + `): the window the row was read in. UTC is the zone Doris parsed them in, and it has no repeated or skipped hours
 
 Numeric keys are typed: Bloblang ` + "`@tso`" + ` is a number, ` + "`meta(\"tso\")`" + ` its exact decimal string.

@@ -125,7 +125,7 @@ func (f *windowFixture) readCtx(ctx context.Context, tables []string, w window, 
 	if st.Stream == nil {
 		st.StartChain(w.start.String())
 	}
-	return f.wr.read(ctx, f.list(tables...), w, nil, skip, func(st *checkpoint.State, last checkpoint.Pos) {
+	return f.wr.read(ctx, f.list(tables...), w, nil, skip, false, func(st *checkpoint.State, last checkpoint.Pos) {
 		st.ChainProgress(w.start.String(), w.end.String(), last)
 	})
 }

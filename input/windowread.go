@@ -44,7 +44,7 @@ func newWindowReader(co *coordinator) *windowReader {
 // checked against the table's binlog retention (guardExpiry); now is the
 // Doris time w's end came from, or nil, when it is asked once here (and
 // again by each table's retries).
-func (wr *windowReader) read(ctx context.Context, tables []*tableInfo, w window, now *bound, skip *checkpoint.Pos,
+func (wr *windowReader) read(ctx context.Context, tables []*tableInfo, w window, now *bound, skip *checkpoint.Pos, catchUp bool,
 	place func(*checkpoint.State, checkpoint.Pos)) (dropped []string, err error) {
 	if now == nil {
 		if ts, err := wr.clock.currentBound(ctx); err == nil {
@@ -56,7 +56,7 @@ func (wr *windowReader) read(ctx context.Context, tables []*tableInfo, w window,
 	defer cancel()
 	srcs := make([]*windowSource, len(tables))
 	for i, t := range tables {
-		srcs[i] = wr.newSource(rctx, t, w, now, skip)
+		srcs[i] = wr.newSource(rctx, t, w, now, skip, catchUp)
 		go srcs[i].run(rctx)
 	}
 	defer func() {
@@ -99,6 +99,9 @@ type windowSource struct {
 	now   *bound          // the Doris time w's end came from, for the first attempt
 	skip  *checkpoint.Pos // the last row handed on (or delivered before)
 	convs *changes.Converters
+	// catchUp: a table's own read before it joins the chain, whose rows
+	// say so (doris_phase).
+	catchUp bool
 
 	out     chan *changes.Batch // closed at the end; err then set
 	done    chan struct{}
@@ -108,8 +111,8 @@ type windowSource struct {
 
 // newSource reads t's part of w; ctx is the window read's, on which its
 // converters resolve schemas.
-func (wr *windowReader) newSource(ctx context.Context, t *tableInfo, w window, now *bound, skip *checkpoint.Pos) *windowSource {
-	s := &windowSource{wr: wr, t: t, w: w, now: now, skip: skip, out: make(chan *changes.Batch), done: make(chan struct{})}
+func (wr *windowReader) newSource(ctx context.Context, t *tableInfo, w window, now *bound, skip *checkpoint.Pos, catchUp bool) *windowSource {
+	s := &windowSource{wr: wr, t: t, w: w, now: now, skip: skip, catchUp: catchUp, out: make(chan *changes.Batch), done: make(chan struct{})}
 	s.convs = changes.NewConverters(func() *changes.Converter { return s.newConverter(ctx) })
 	return s
 }
@@ -121,6 +124,7 @@ func (s *windowSource) newConverter(ctx context.Context) *changes.Converter {
 	opts := rowjson.Options{Binlog: true, DatetimePrecision: s.t.datetimePrecision()}
 	resolve := func(rs *arrow.Schema) (*schemameta.Meta, error) { return s.t.schemaFor(ctx, s.wr.conf.ReadFields, rs) }
 	rc := changes.NewConverter(changes.Table{DB: name.db, Name: name.table, Key: name.key}, opts, resolve)
+	rc.CatchUp = s.catchUp
 	if s.wr.conf.DebugMetadata {
 		rc.DebugWindow = &changes.Window{Start: s.w.start.String(), End: s.w.end.String()}
 	}

@@ -25,6 +25,13 @@ const (
 	metaSourceTS      = "source_ts_ms"
 	metaTransactionID = "transaction_id"
 
+	// Only on the binlog rows of a table catching up before it joins the
+	// shared windows: they may be older than rows already delivered of other
+	// tables, which an order-based consumer (kafka_franz exactly_once) must
+	// know.
+	metaPhase    = "doris_phase"
+	PhaseCatchUp = "catchup"
+
 	// With debug_metadata only: the window a row was read in.
 	metaWindowStart = "doris_window_start"
 	metaWindowEnd   = "doris_window_end"
@@ -70,6 +77,10 @@ type Converter struct {
 	// DebugWindow, with debug_metadata only, is the window whose bounds
 	// every binlog row carries. A converter serves one window's read.
 	DebugWindow *Window
+
+	// CatchUp marks the rows as a table's catch-up (doris_phase); like
+	// DebugWindow it lives in the templates, so a row pays nothing for it.
+	CatchUp bool
 
 	// Every row of a transaction has the same TSO: its boxed metadata
 	// values are shared instead of allocated per row.
@@ -234,6 +245,9 @@ func (rc *Converter) binlogTemplate(op int8) *service.Message {
 	t.MetaSetMut(metaCommitTS, int64(0))
 	t.MetaSetMut(metaSourceTS, int64(0))
 	t.MetaSetMut(metaTransactionID, "")
+	if rc.CatchUp {
+		t.MetaSetMut(metaPhase, PhaseCatchUp)
+	}
 	if w := rc.DebugWindow; w != nil {
 		t.MetaSetMut(metaWindowStart, w.Start)
 		t.MetaSetMut(metaWindowEnd, w.End)

@@ -222,3 +222,39 @@ func TestDebugWindowMetadata(t *testing.T) {
 		}
 	}
 }
+
+// A catch-up read's rows say so (doris_phase), whatever their op; the
+// chain's rows carry no such key.
+func TestCatchUpRowsCarryTheirPhase(t *testing.T) {
+	catchUp := func() *Converter {
+		rc := testConverter("t")()
+		rc.CatchUp = true
+		return rc
+	}
+	rows := []change{{ms: t0, id: 1}, {ms: t0 + 1, op: 1, id: 2}, {ms: t0 + 2, op: 3, id: 3}}
+	for _, c := range []struct {
+		name string
+		rc   func() *Converter
+		want bool
+	}{{"catch-up", catchUp, true}, {"chain", testConverter("t"), false}} {
+		rec := incrRecord(t, memory.NewGoAllocator(), rows...)
+		b, err := NewConverters(c.rc).Batch(rec, nil)
+		rec.Release()
+		if err != nil {
+			t.Fatal(err)
+		}
+		ch := newChunk()
+		ch.add(b, 0, b.Len())
+		b.release()
+		ch.convert(context.Background())
+		if ch.err != nil || len(ch.msgs) != len(rows) {
+			t.Fatalf("%s: %d messages, %v", c.name, len(ch.msgs), ch.err)
+		}
+		for i, msg := range ch.msgs {
+			v, ok := msg.MetaGet(metaPhase)
+			if c.want && v != PhaseCatchUp || !c.want && ok {
+				t.Errorf("%s row %d: doris_phase %q (set %v)", c.name, i, v, ok)
+			}
+		}
+	}
+}
