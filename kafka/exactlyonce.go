@@ -7,8 +7,9 @@ import (
 	"sync"
 
 	"github.com/redpanda-data/benthos/v4/public/service"
-	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/rpconnect-doris/rpconnect-doris/doris"
 )
 
 // exactlyOnce writes each batch in one transaction and drops the changes a
@@ -16,28 +17,51 @@ import (
 // (max_in_flight 1, pipeline.threads 1) and on being the only writer of its
 // transactional id.
 type exactlyOnce struct {
-	cfg *config
-	cl  *kgo.Client
-	log *service.Logger
-	m   *txnMetrics
+	cfg  *config
+	log  *service.Logger
+	m    *txnMetrics
+	dial func(context.Context) (*kgo.Client, error) // a new producer
 
 	mu     sync.Mutex
-	counts map[string]int                  // partitions per topic
+	cl     *kgo.Client // nil after a failed transaction, until the next write
+	closed bool
+	counts map[string]int                  // partitions per topic, as first seen
 	tails  map[topicPartition]tail         // committed tail per partition written
 	hashes map[string]kgo.TopicPartitioner // the partitioner per topic
 }
 
-func newExactlyOnce(c *config, cl *kgo.Client, log *service.Logger, m *txnMetrics) *exactlyOnce {
-	return &exactlyOnce{cfg: c, cl: cl, log: log, m: m, counts: map[string]int{}, tails: map[topicPartition]tail{}, hashes: map[string]kgo.TopicPartitioner{}}
+// errClosed is a write's answer after Close.
+var errClosed = errors.New("the output is closed")
+
+func newExactlyOnce(c *config, cl *kgo.Client, dial func(context.Context) (*kgo.Client, error), log *service.Logger, m *txnMetrics) *exactlyOnce {
+	return &exactlyOnce{cfg: c, cl: cl, dial: dial, log: log, m: m, counts: map[string]int{}, tails: map[topicPartition]tail{}, hashes: map[string]kgo.TopicPartitioner{}}
 }
 
+// write is one attempt at batch. What it learnt (partition counts, tails
+// read) is kept for the next attempt, except what a failed transaction
+// leaves in doubt.
 func (e *exactlyOnce) write(ctx context.Context, batch service.MessageBatch) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if e.closed {
+		return errClosed
+	}
+	if e.cl == nil {
+		// A new producer id bumps the epoch, which aborts what is left of
+		// the failed transaction before the tails are read again.
+		cl, err := e.dial(ctx)
+		if err != nil {
+			return err
+		}
+		e.cl = cl
+	}
 	// Each step has a timeout of its own: the first batch may meet many
 	// new topics and partitions, and what was learnt is kept.
-	recs, err := e.records(ctx, batch)
+	recs, counted, err := e.records(ctx, batch)
 	if err != nil {
+		return err
+	}
+	if err := e.checkCounts(ctx, recs, counted); err != nil {
 		return err
 	}
 	if err := e.loadTails(ctx, recs); err != nil {
@@ -55,12 +79,14 @@ func (e *exactlyOnce) write(ctx context.Context, batch service.MessageBatch) err
 	defer cancel()
 	if err := e.transact(tctx, keep); err != nil {
 		// The outcome may be unknown (a commit whose answer was lost):
-		// read every tail again before the next write.
+		// the next attempt starts a new producer and reads every tail
+		// again. A fenced producer gets no next attempt (see
+		// writeExactlyOnce): a new one would fence the instance that took
+		// over.
 		clear(e.tails)
-		if tooLarge(err) {
-			return err // the same batch would fail again
-		}
-		return &txnError{err}
+		e.cl.Close()
+		e.cl = nil
+		return err
 	}
 	for tp, t := range next {
 		e.tails[tp] = t
@@ -68,21 +94,37 @@ func (e *exactlyOnce) write(ctx context.Context, batch service.MessageBatch) err
 	return nil
 }
 
-// records builds the batch's records and assigns each its partition.
-func (e *exactlyOnce) records(ctx context.Context, batch service.MessageBatch) ([]record, error) {
+func (e *exactlyOnce) close() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.closed = true
+	if e.cl != nil {
+		e.cl.Close()
+		e.cl = nil
+	}
+}
+
+// records builds the batch's records and assigns each its partition; it
+// also returns the topics whose partition count it asked for.
+func (e *exactlyOnce) records(ctx context.Context, batch service.MessageBatch) ([]record, map[string]bool, error) {
 	recs := make([]record, len(batch))
+	counted := map[string]bool{}
 	b := e.cfg.builder(batch)
 	for i := range batch {
 		r, err := b.toRecord(i, true)
 		if err != nil {
-			return nil, err
+			// The same message fails the same way on every attempt.
+			return nil, nil, doris.Permanent(fmt.Errorf("message %d: %w", i, err))
+		}
+		if _, ok := e.counts[r.rec.Topic]; !ok {
+			counted[r.rec.Topic] = true
 		}
 		if err := e.assignPartition(ctx, r.rec); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		recs[i] = r
 	}
-	return recs, nil
+	return recs, counted, nil
 }
 
 func (e *exactlyOnce) assignPartition(ctx context.Context, r *kgo.Record) error {
@@ -102,7 +144,7 @@ func (e *exactlyOnce) assignPartition(ctx context.Context, r *kgo.Record) error 
 		r.Partition = int32(e.hashes[r.Topic].Partition(r, n))
 	}
 	if r.Partition < 0 || int(r.Partition) >= n {
-		return fmt.Errorf("partition %d of topic %s does not exist: the topic has %d partitions", r.Partition, r.Topic, n)
+		return doris.Permanent(fmt.Errorf("partition %d of topic %s does not exist: the topic has %d partitions", r.Partition, r.Topic, n))
 	}
 	return nil
 }
@@ -120,6 +162,9 @@ func (e *exactlyOnce) loadTails(ctx context.Context, recs []record) error {
 	}
 	if len(missing) == 0 {
 		return nil
+	}
+	if err := e.waitStable(ctx, missing); err != nil {
+		return fmt.Errorf("exactly_once: %w", err)
 	}
 	got, err := readTails(ctx, e.cfg, e.cl, missing)
 	defer func() {
@@ -170,19 +215,26 @@ func (e *exactlyOnce) transact(ctx context.Context, recs []*kgo.Record) error {
 	}
 	if err := produce(ctx, e.cl, recs); err != nil {
 		e.m.aborted.Incr(1)
-		return errors.Join(err, e.abort())
+		return errors.Join(err, e.abort(err))
 	}
 	if err := e.cl.EndTransaction(ctx, kgo.TryCommit); err != nil {
 		e.m.aborted.Incr(1)
-		return errors.Join(fmt.Errorf("committing the transaction of %q: %w", e.cfg.txnID, err), e.abort())
+		err = fmt.Errorf("committing the transaction of %q: %w", e.cfg.txnID, err)
+		return errors.Join(err, e.abort(err))
 	}
 	e.m.committed.Incr(1)
 	return nil
 }
 
 // abort ends the open transaction without committing it, on a context of
-// its own since the batch's may be what ran out.
-func (e *exactlyOnce) abort() error {
+// its own since the batch's may be what ran out. A fenced producer's
+// transaction was aborted by the producer that fenced it; aborting it here
+// would have franz-go recover the producer id, bumping the epoch and
+// fencing that producer in turn.
+func (e *exactlyOnce) abort(cause error) error {
+	if fenced(cause) {
+		return nil
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), e.cfg.timeout)
 	defer cancel()
 	if err := e.cl.AbortBufferedRecords(ctx); err != nil {
@@ -192,16 +244,4 @@ func (e *exactlyOnce) abort() error {
 		return fmt.Errorf("aborting the transaction of %q: %w", e.cfg.txnID, err)
 	}
 	return nil
-}
-
-// txnError is a failed transaction that a new producer may get through: the
-// output then reconnects, which fences and aborts what is left of it, reads
-// the tails again and writes the same batch again, in order.
-type txnError struct{ err error }
-
-func (e *txnError) Error() string { return e.err.Error() }
-func (e *txnError) Unwrap() error { return e.err }
-
-func tooLarge(err error) bool {
-	return errors.Is(err, kerr.MessageTooLarge) || errors.Is(err, kerr.RecordListTooLarge)
 }

@@ -42,56 +42,69 @@ type output struct {
 	m   *txnMetrics
 
 	mu sync.Mutex
-	cl *kgo.Client
-	eo *exactlyOnce // nil unless exactly_once
+	cl *kgo.Client  // nil unless connected without exactly_once
+	eo *exactlyOnce // nil unless connected with exactly_once
+	// stopped, once set, answers every later write and connect of an
+	// exactly_once output (see stop).
+	stopped error
 }
 
 func (o *output) Connect(ctx context.Context) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if o.cl != nil {
+	if o.stopped != nil {
+		return o.stopped
+	}
+	if o.cl != nil || o.eo != nil {
 		return nil
 	}
-	cl, err := kgo.NewClient(o.cfg.producerOpts()...)
+	cl, err := o.dial(ctx)
 	if err != nil {
-		return fmt.Errorf("kafka client for %v: %w", o.cfg.seeds, err)
-	}
-	ctx, cancel := context.WithTimeout(ctx, o.cfg.timeout)
-	defer cancel()
-	if err := cl.Ping(ctx); err != nil {
-		cl.Close()
-		return fmt.Errorf("connecting to %v: %w", o.cfg.seeds, err)
+		return err
 	}
 	if o.cfg.exactlyOnce {
-		// InitProducerID bumps the epoch of transactional_id, which
-		// fences any older producer with the same id and aborts its open
-		// transaction, before any partition's tail is read.
-		if _, _, err := cl.ProducerID(ctx); err != nil {
-			cl.Close()
-			return fmt.Errorf("initialising transactional_id %q on %v: %w", o.cfg.txnID, o.cfg.seeds, err)
-		}
-		o.eo = newExactlyOnce(o.cfg, cl, o.log, o.m)
+		o.eo = newExactlyOnce(o.cfg, cl, o.dial, o.log, o.m)
+		return nil
 	}
 	o.cl = cl
 	return nil
 }
 
+// dial starts a client and checks that a broker answers; with
+// exactly_once it initialises transactional_id, which bumps its epoch: that
+// fences any older producer with the same id and aborts its open
+// transaction, before any partition's tail is read.
+func (o *output) dial(ctx context.Context) (*kgo.Client, error) {
+	cl, err := kgo.NewClient(o.cfg.producerOpts()...)
+	if err != nil {
+		return nil, fmt.Errorf("kafka client for %v: %w", o.cfg.seeds, err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, o.cfg.timeout)
+	defer cancel()
+	if err := cl.Ping(ctx); err != nil {
+		cl.Close()
+		return nil, fmt.Errorf("connecting to %v: %w", o.cfg.seeds, err)
+	}
+	if o.cfg.exactlyOnce {
+		if _, _, err := cl.ProducerID(ctx); err != nil {
+			cl.Close()
+			return nil, fmt.Errorf("initialising transactional_id %q on %v: %w", o.cfg.txnID, o.cfg.seeds, err)
+		}
+	}
+	return cl, nil
+}
+
 func (o *output) WriteBatch(ctx context.Context, batch service.MessageBatch) error {
 	o.mu.Lock()
-	cl, eo := o.cl, o.eo
+	cl, eo, stopped := o.cl, o.eo, o.stopped
 	o.mu.Unlock()
-	if cl == nil {
+	switch {
+	case stopped != nil:
+		return stopped
+	case eo != nil:
+		return o.writeExactlyOnce(ctx, eo, batch)
+	case cl == nil:
 		return service.ErrNotConnected
-	}
-	if eo != nil {
-		err := eo.write(ctx, batch)
-		var te *txnError
-		if errors.As(err, &te) {
-			o.log.Errorf("kafka_franz: %v; reconnecting to write the batch again", err)
-			o.reset(cl)
-			return service.ErrNotConnected
-		}
-		return err
 	}
 	recs := make([]*kgo.Record, len(batch))
 	b := o.cfg.builder(batch)
@@ -121,23 +134,16 @@ func produce(ctx context.Context, cl *kgo.Client, recs []*kgo.Record) error {
 	return errors.Join(errs...)
 }
 
-// reset drops cl, when it is still the client, so that Connect starts a
-// new producer.
-func (o *output) reset(cl *kgo.Client) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if o.cl == cl {
-		o.cl.Close()
-		o.cl, o.eo = nil, nil
-	}
-}
-
 func (o *output) Close(ctx context.Context) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.cl != nil {
 		o.cl.Close()
-		o.cl, o.eo = nil, nil
+		o.cl = nil
+	}
+	if o.eo != nil {
+		o.eo.close()
+		o.eo = nil
 	}
 	return nil
 }

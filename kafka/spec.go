@@ -94,11 +94,21 @@ Without ` + "`exactly_once`" + ` delivery is at least once: ` + "`idempotent_wri
 
 With ` + "`exactly_once: true`" + ` every batch is written in one Kafka transaction under ` + "`transactional_id`" + `, and starting fences any older producer with the same id. Before the first write to a partition the output reads that partition's last committed record (read_committed) and takes its position from the headers ` + "`tso`, `database_schema`, `table`, `lsn` and `operation`" + `; every message whose position ` + "`(tso, db.table, lsn, operation)`" + ` is not after the last position written to its partition is dropped. The five headers are always written for messages that carry a ` + "`tso`" + `, whatever ` + "`metadata`" + ` selects. This needs one writer per ` + "`transactional_id`" + `, batches in order (` + "`max_in_flight: 1`" + `, ` + "`pipeline.threads: 1`" + `), and the partition decided here (the partitioner runs in the output, on the topic's partition count). Messages without a ` + "`tso`" + ` (snapshot rows) carry no position and stay at least once: a restart mid-snapshot may write snapshot rows again. Consumers must read with ` + "`isolation.level=read_committed`" + `.
 
-A failed transaction (a broker restart, a lost answer) is aborted; the output then reconnects with a new producer, reads the tails again and writes the same batch again, so order holds. A batch too large for the brokers fails instead.
+A batch is never handed back for a later replay while later batches go on: Benthos would write the batches behind it first, and the tail check would then drop it as already written. A failed write (a metadata or offset request, a tail read, a broker restart, a timeout) is tried again in place, with a wait doubling from 200ms to 10s, each attempt logged with its cause, until it succeeds or the stream stops; a failed transaction is aborted first, and the next attempt starts a new producer and reads the tails again. An error that trying again cannot fix stops the output, logged once at error level with its cause: a message whose ` + "`topic`, `key`, `partition` or `timestamp_ms`" + ` cannot be interpolated, a record larger than the brokers accept, a refused authorization, a fenced producer, a changed partition count. From then on every batch fails with that error and the output does not reconnect, so nothing after the failed batch is written; the input keeps its checkpoint before it, and a restart writes it again.
+
+A tail is read below the partition's last stable offset, which another producer's open transaction holds back: the read first waits, up to ` + "`timeout`" + ` and with a warning naming the partition, until the transactions open on that partition have ended; past ` + "`timeout`" + ` the write is tried again as above.
+
+### Fencing
+
+Starting fences the older producer with the same ` + "`transactional_id`" + `. The fenced instance stops with ` + "`another instance took over transactional_id \"<id>\"`" + ` and does not reconnect (a new producer would fence the newer instance in turn); restart it only once the other instance is gone.
+
+### Adding partitions
+
+The output hashes keys onto a topic's partition count as it was when the output started, and checks the count again before every write. When partitions were added, it stops before writing the batch, naming the topic and both counts: a key that hashes to another partition now would leave its earlier changes in the old partition, where the tail check does not look (a replay would write them again), and a consumer could read the key's changes out of order. To add partitions: add them (or let the output stop at its next write), let consumers read what the old partitions hold, then restart the pipeline, which writes onto the new count from the stored checkpoint; every batch before the stop was committed and acknowledged, so nothing is written twice. A change is only written twice if the process is killed after partitions were added and before its next write (up to ` + "`checkpoint_limit`" + ` changes, the ones written but not yet acknowledged). To keep each key's order across the change, write into a new topic with the new count instead. ` + "`partitioner: manual`" + ` moves nothing and is not checked.
 
 ### Metrics
 
-Besides Benthos's ` + "`output_sent`" + ` (records written), ` + "`output_error`" + ` and ` + "`output_latency_ns`" + ` (write latency), ` + "`exactly_once`" + ` counts ` + "`kafka_franz_transactions_committed`" + `, ` + "`kafka_franz_transactions_aborted`" + ` and ` + "`kafka_franz_replayed_dropped`" + ` (messages dropped as already written).
+Besides Benthos's ` + "`output_sent`" + ` (records written), ` + "`output_error`" + ` and ` + "`output_latency_ns`" + ` (write latency), ` + "`exactly_once`" + ` counts ` + "`kafka_franz_transactions_committed`" + `, ` + "`kafka_franz_transactions_aborted`" + ` and ` + "`kafka_franz_replayed_dropped`" + ` (messages dropped as already written) and ` + "`kafka_franz_write_retries`" + ` (in-place attempts after a failed one).
 `
 
 const exampleCDC = `
@@ -183,7 +193,7 @@ func producerFields() []*service.ConfigField {
 			Example("lz4").
 			Optional(),
 		service.NewDurationField(fieldTimeout).
-			Description("How long one batch may take to be written (and, with `exactly_once`, committed), and how long each broker request may take. With `exactly_once` it also bounds the start-up read of a partition's last committed record.").
+			Description("How long one batch may take to be written (and, with `exactly_once`, committed), and how long each broker request may take. With `exactly_once` it bounds each attempt (a failed one is tried again in place), the read of a partition's last committed record, and the wait for another producer's open transaction on that partition.").
 			Default("10s"),
 		service.NewBoolField(fieldIdempotent).
 			Description("Idempotent writes: the broker drops the client's own retry duplicates. Needs `acks=all` (used then) and the `IDEMPOTENT_WRITE` permission on older clusters. `exactly_once` requires it.").
@@ -223,7 +233,7 @@ func exactlyOnceFields() []*service.ConfigField {
 			Description("Write each batch in one transaction and drop replayed changes already written (see the description). Needs `transactional_id`, `max_in_flight: 1`, `pipeline.threads: 1` (checked when `rpconnect-doris run` starts, since a component's lint cannot see the pipeline; Benthos's default -1 is one thread per CPU), `idempotent_write`, and a partition that a replay reproduces: `key` with `murmur2_hash` (an empty key is a key: such records share one partition), or `partitioner: manual`.").
 			Default(false),
 		service.NewStringField(fieldTransactionalID).
-			Description("With `exactly_once`: the Kafka transactional id. One running instance per id: starting one fences (stops) any older producer with the same id. Several instances need distinct ids and disjoint table selections.").
+			Description("With `exactly_once`: the Kafka transactional id. One running instance per id: starting one fences any older producer with the same id, which then stops with an error saying that another instance took over. Several instances need distinct ids and disjoint table selections.").
 			Example("doris-shop-to-kafka").
 			Default(""),
 	}
