@@ -252,7 +252,7 @@ func TestExactlyOnceWaitsForOpenTransactions(t *testing.T) {
 	write(t, o, changes(101, 2)...) // committed after the open transaction began
 	_ = o.Close(context.Background())
 
-	o2 := buildOutput(t, fmt.Sprintf("seed_brokers: [ %s ]\ntimeout: 1s\n%s", c.ListenAddrs()[0], eoYAML))
+	o2 := buildOutput(t, fmt.Sprintf("seed_brokers: [ %s ]\ntimeout: 3s\n%s", c.ListenAddrs()[0], eoYAML))
 	if err := o2.Connect(ctx); err != nil {
 		t.Fatal(err)
 	}
