@@ -46,9 +46,9 @@ func (t tail) before(pos checkpoint.Pos, null bool) bool {
 	return c < 0 || c == 0 && !t.null && null
 }
 
-// firstTailWindow is how many offsets before the last stable offset the
-// tail read starts at; it grows fourfold while only aborted records and
-// transaction markers are found.
+// firstTailWindow is how many offsets before a partition's end the tail
+// search reads first; each further window, before the last, is four times
+// larger, while no record of this writer with a position is found.
 const firstTailWindow = 256
 
 // partitionCount asks the brokers for topic's partition count, creating
