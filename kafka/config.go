@@ -33,6 +33,8 @@ type config struct {
 	sasl        []saslConf
 	exactlyOnce bool
 	txnID       string
+	tombstones  bool  // delete_tombstones
+	tailScan    int64 // max_tail_scan_records
 }
 
 type saslConf struct {
@@ -102,6 +104,12 @@ func (c *config) parseRecord(pc *service.ParsedConfig) error {
 	}
 	if c.clientID, err = pc.FieldString(fieldClientID); err != nil {
 		return doris.FieldErr(fieldClientID, err)
+	}
+	if c.tombstones, err = pc.FieldBool(fieldDeleteTombstones); err != nil {
+		return doris.FieldErr(fieldDeleteTombstones, err)
+	}
+	if c.tombstones && c.key == nil {
+		return errors.New("delete_tombstones needs key: a tombstone removes its key from a compacted topic")
 	}
 	return nil
 }
@@ -208,6 +216,14 @@ func (c *config) parseExactlyOnce(pc *service.ParsedConfig) error {
 	case c.exactlyOnce && c.partitioner != partManual && c.key == nil:
 		return errors.New("exactly_once needs key (or partitioner: manual): without a key a replayed message may land in another partition")
 	}
+	scan, err := pc.FieldInt(fieldMaxTailScan)
+	if err != nil {
+		return doris.FieldErr(fieldMaxTailScan, err)
+	}
+	if scan < 1 {
+		return fmt.Errorf("%s must be at least 1; got %d", fieldMaxTailScan, scan)
+	}
+	c.tailScan = int64(scan)
 	if c.exactlyOnce {
 		mif, err := pc.FieldMaxInFlight()
 		if err != nil {

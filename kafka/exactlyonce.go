@@ -67,8 +67,8 @@ func (e *exactlyOnce) write(ctx context.Context, batch service.MessageBatch) err
 	if err := e.loadTails(ctx, recs); err != nil {
 		return err
 	}
-	keep, next := e.filter(recs)
-	if dropped := len(recs) - len(keep); dropped > 0 {
+	keep, next, dropped := e.filter(recs)
+	if dropped > 0 {
 		e.m.dropped.Incr(int64(dropped))
 		e.log.Infof("kafka_franz: dropped %d of %d messages already written under transactional_id %q", dropped, len(recs), e.cfg.txnID)
 	}
@@ -149,7 +149,8 @@ func (e *exactlyOnce) assignPartition(ctx context.Context, r *kgo.Record) error 
 	return nil
 }
 
-// loadTails reads the committed tail of each partition not written yet.
+// loadTails reads this writer's committed tail of each partition not
+// written yet.
 func (e *exactlyOnce) loadTails(ctx context.Context, recs []record) error {
 	var missing []topicPartition
 	seen := map[topicPartition]bool{}
@@ -167,44 +168,57 @@ func (e *exactlyOnce) loadTails(ctx context.Context, recs []record) error {
 		return fmt.Errorf("exactly_once: %w", err)
 	}
 	got, err := readTails(ctx, e.cfg, e.cl, missing)
-	defer func() {
-		for tp, t := range got {
-			e.tails[tp] = t
-		}
-	}()
-	if err != nil {
-		return fmt.Errorf("exactly_once: %w", err)
-	}
 	for tp, t := range got {
 		e.tails[tp] = t
 		if t.pos != nil {
-			e.log.Debugf("kafka_franz: %s holds changes up to tso %d, %s lsn %d", tp, t.pos.TSO, t.pos.Table, t.pos.LSN)
+			e.log.Debugf("kafka_franz: %s holds the changes of transactional_id %q up to tso %d, %s lsn %d (offset %d)", tp, e.cfg.txnID, t.pos.TSO, t.pos.Table, t.pos.LSN, t.offset)
+		} else {
+			e.log.Debugf("kafka_franz: %s holds no change of transactional_id %q", tp, e.cfg.txnID)
 		}
+	}
+	if err != nil {
+		return fmt.Errorf("exactly_once: %w", err)
 	}
 	return nil
 }
 
-// filter keeps the records whose position is after their partition's last
-// one, and returns the tails they leave behind.
-func (e *exactlyOnce) filter(recs []record) ([]*kgo.Record, map[topicPartition]tail) {
+// filter keeps the records whose position is after their partition's
+// tail, each delete's tombstone (delete_tombstones) right after it, and
+// returns the tails they leave behind and how many messages it dropped.
+func (e *exactlyOnce) filter(recs []record) ([]*kgo.Record, map[topicPartition]tail, int) {
 	next := map[topicPartition]tail{}
 	keep := make([]*kgo.Record, 0, len(recs))
+	dropped := 0
 	for _, r := range recs {
 		tp := topicPartition{r.rec.Topic, r.rec.Partition}
 		t, ok := next[tp]
 		if !ok {
 			t = e.tails[tp]
 		}
-		if r.pos != nil {
-			if t.pos != nil && !t.pos.Less(*r.pos) {
-				continue
+		// An empty body is a null value: the tombstone of a pipeline that
+		// makes its own stands after its delete, as delete_tombstones' does.
+		if r.pos == nil || t.before(*r.pos, r.rec.Value == nil) {
+			keep = append(keep, r.rec)
+			if r.pos != nil {
+				t = tail{pos: r.pos, null: r.rec.Value == nil}
 			}
-			t = tail{pos: r.pos}
+		} else {
+			dropped++
+		}
+		if r.tomb != nil {
+			// The partition was picked for the delete; its tombstone goes
+			// with it.
+			r.tomb.Partition = r.rec.Partition
+			if r.pos == nil || t.before(*r.pos, true) {
+				keep = append(keep, r.tomb)
+				if r.pos != nil {
+					t = tail{pos: r.pos, null: true}
+				}
+			}
 		}
 		next[tp] = t
-		keep = append(keep, r.rec)
 	}
-	return keep, next
+	return keep, next, dropped
 }
 
 // transact writes recs in one transaction and commits it, aborting it on

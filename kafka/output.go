@@ -106,18 +106,18 @@ func (o *output) WriteBatch(ctx context.Context, batch service.MessageBatch) err
 	case cl == nil:
 		return service.ErrNotConnected
 	}
-	recs := make([]*kgo.Record, len(batch))
+	recs := make([]record, len(batch))
 	b := o.cfg.builder(batch)
 	for i := range batch {
 		r, err := b.toRecord(i, false)
 		if err != nil {
 			return err
 		}
-		recs[i] = r.rec
+		recs[i] = r
 	}
 	ctx, cancel := context.WithTimeout(ctx, o.cfg.timeout)
 	defer cancel()
-	return produce(ctx, cl, recs)
+	return produce(ctx, cl, kafkaRecords(recs))
 }
 
 // produce writes recs and waits for every one of them.

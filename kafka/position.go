@@ -6,6 +6,7 @@ import (
 
 	"github.com/redpanda-data/benthos/v4/public/service"
 
+	"github.com/rpconnect-doris/rpconnect-doris/doris"
 	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
 )
 
@@ -47,7 +48,11 @@ func parsePosition(get func(string) (string, bool), where string) (*checkpoint.P
 	if !okDB || !okTable || db == "" || table == "" {
 		return nil, fmt.Errorf("%s: has a tso but no database_schema and table", where)
 	}
-	p.Table = db + "." + table
+	// The input orders a transaction's tables by this identity (and keeps
+	// it in checkpoints): comparing anything else would put two tables of
+	// one TSO in another order than they were written, and "a.b"+"c"
+	// would be "a"+"b.c".
+	p.Table = doris.FormatTableIdentifier(db, table)
 	lsn, ok := get(metaLSN)
 	if !ok {
 		return nil, fmt.Errorf("%s: has a tso but no lsn", where)

@@ -58,3 +58,23 @@ func TestHeaderPositionMalformed(t *testing.T) {
 		}
 	}
 }
+
+// A position names its table as doris_binlog does (and orders by it): one
+// identity per table, so that "a.b"+"c" and "a"+"b.c" differ.
+func TestHeaderPositionTableIdentity(t *testing.T) {
+	pos := func(db, table string) string {
+		p, err := headerPosition(map[string]string{"tso": "1", "database_schema": db, "table": table, "lsn": "0", "operation": "insert"}, "x")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p.Table
+	}
+	if a, b := pos("a.b", "c"), pos("a", "b.c"); a == b {
+		t.Errorf("a.b + c and a + b.c share the identity %q", a)
+	}
+	for _, c := range [][3]string{{"shop", "orders", "shop.orders"}, {"shop", "z.x", "shop.`z.x`"}, {"shop", "a b", "shop.`a b`"}, {"my`db", "t", "`my``db`.t"}} {
+		if got := pos(c[0], c[1]); got != c[2] {
+			t.Errorf("%s + %s: identity %q; want %q", c[0], c[1], got, c[2])
+		}
+	}
+}

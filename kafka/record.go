@@ -2,6 +2,7 @@ package kafka
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -23,11 +24,25 @@ const (
 
 var positionKeys = [...]string{metaTSO, metaDatabase, metaTable, metaLSN, metaOperation}
 
+// opDelete is the operation whose message delete_tombstones follows with a
+// tombstone.
+const opDelete = "delete"
+
+// headerWriter tags every record exactly_once writes with its
+// transactional_id: the tail check takes a partition's position only from
+// its own records, so several instances (or other producers) may share a
+// topic.
+const headerWriter = "transactional_id"
+
 // record is one message ready to be written, with its position when it
 // carries one.
 type record struct {
 	rec *kgo.Record
 	pos *checkpoint.Pos // nil: no position (a snapshot row, another input)
+	// tomb is the tombstone that follows a delete (delete_tombstones): rec
+	// with a null value. It shares rec's position and belongs in rec's
+	// partition.
+	tomb *kgo.Record
 }
 
 // recordBuilder builds the records of one batch. Its interpolations see
@@ -54,8 +69,8 @@ func (c *config) builder(batch service.MessageBatch) *recordBuilder {
 	return b
 }
 
-// toRecord builds message i's record. withPositions adds the position
-// headers the metadata filter did not select.
+// toRecord builds message i's record. withPositions (exactly_once) adds the
+// position headers the metadata filter did not select and the writer's tag.
 func (b *recordBuilder) toRecord(i int, withPositions bool) (record, error) {
 	c, msg := b.c, b.batch[i]
 	body, err := msg.AsBytes()
@@ -96,7 +111,26 @@ func (b *recordBuilder) toRecord(i int, withPositions bool) (record, error) {
 	if err != nil {
 		return record{}, fmt.Errorf("topic %s: %w", r.Topic, err)
 	}
-	return record{rec: r, pos: pos}, nil
+	out := record{rec: r, pos: pos}
+	if c.tombstones {
+		if op, _ := msg.MetaGet(metaOperation); op == opDelete {
+			out.tomb = &kgo.Record{Topic: r.Topic, Key: r.Key, Partition: r.Partition, Timestamp: r.Timestamp, Headers: slices.Clone(r.Headers)}
+		}
+	}
+	return out, nil
+}
+
+// kafkaRecords is the records of recs in order, each delete's tombstone
+// right after it.
+func kafkaRecords(recs []record) []*kgo.Record {
+	out := make([]*kgo.Record, 0, len(recs))
+	for _, r := range recs {
+		out = append(out, r.rec)
+		if r.tomb != nil {
+			out = append(out, r.tomb)
+		}
+	}
+	return out
 }
 
 func (b *recordBuilder) setPartition(i int, r *kgo.Record) error {
@@ -138,6 +172,9 @@ func (c *config) setHeaders(msg *service.Message, r *kgo.Record, withPositions b
 		// filtered out: in the Doris -> Kafka bench that was 40% of the
 		// client's CPU. Only the kept values are rendered here.
 		_ = c.meta.WalkMut(msg, func(k string, _ any) error {
+			if withPositions && k == headerWriter {
+				return nil // the writer's own tag is the one that counts
+			}
 			v, _ := msg.MetaGet(k)
 			r.Headers = append(r.Headers, kgo.RecordHeader{Key: k, Value: []byte(v)})
 			return nil
@@ -146,6 +183,7 @@ func (c *config) setHeaders(msg *service.Message, r *kgo.Record, withPositions b
 	if !withPositions {
 		return nil
 	}
+	r.Headers = append(r.Headers, kgo.RecordHeader{Key: headerWriter, Value: []byte(c.txnID)})
 	if _, ok := msg.MetaGet(metaTSO); !ok {
 		return nil
 	}

@@ -66,7 +66,8 @@ func newLoggedOutputTimeout(t *testing.T, c *kfake.Cluster, timeout time.Duratio
 	return o, sink
 }
 
-func changes(from, to int) []*service.Message {
+// changeRange are inserts of tso 100+from to 100+to-1 over five keys.
+func changeRange(from, to int) []*service.Message {
 	var out []*service.Message
 	for i := from; i < to; i++ {
 		out = append(out, change(i%5, int64(100+i), 0, "insert"))
@@ -106,7 +107,7 @@ func TestExactlyOnceRetriesFailuresInPlace(t *testing.T) {
 			}
 			c := startCluster(t, opts...)
 			first := newOutput(t, c, eoYAML)
-			write(t, first, changes(0, 10)...)
+			write(t, first, changeRange(0, 10)...)
 			_ = first.Close(context.Background())
 
 			// A restart: tails are read again (ListOffsets, Fetch).
@@ -116,7 +117,7 @@ func TestExactlyOnceRetriesFailuresInPlace(t *testing.T) {
 				f = kfake.Fault{Keys: []kmsg.Key{key}, TxnID: "t1", TopLevel: true}
 			}
 			h := c.Fault(f)
-			write(t, o, changes(5, 20)...)
+			write(t, o, changeRange(5, 20)...)
 			wctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			defer cancel()
 			if err := h.Wait(wctx, 1); err != nil {
@@ -226,7 +227,7 @@ func checkOnceFrom(t *testing.T, c *kfake.Cluster, from, n int) {
 func TestExactlyOnceStopsWhenPartitionsAreAdded(t *testing.T) {
 	c := startCluster(t, kfake.SeedTopics(3, "orders"))
 	o, _ := newLoggedOutput(t, c, eoYAML)
-	write(t, o, changes(0, 10)...)
+	write(t, o, changeRange(0, 10)...)
 
 	adm := kadm.NewClient(newAdminClient(t, c))
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -234,14 +235,14 @@ func TestExactlyOnceStopsWhenPartitionsAreAdded(t *testing.T) {
 	if _, err := adm.CreatePartitions(ctx, 3, "orders"); err != nil {
 		t.Fatal(err)
 	}
-	err := o.WriteBatch(ctx, service.MessageBatch(changes(10, 20)))
+	err := o.WriteBatch(ctx, service.MessageBatch(changeRange(10, 20)))
 	if err == nil || !doris.IsPermanent(err) || !strings.Contains(err.Error(), "topic orders has 6 partitions now") || !strings.Contains(err.Error(), "onto 3") {
 		t.Fatalf("error %v; want a stop naming the topic and both counts", err)
 	}
 	_ = o.Close(context.Background())
 
 	o2 := newOutput(t, c, eoYAML)
-	write(t, o2, changes(10, 20)...)
+	write(t, o2, changeRange(10, 20)...)
 	checkOnce(t, c, 20)
 	parts := map[int32]bool{}
 	for _, r := range readCommitted(t, c, "orders", 20) {
@@ -293,7 +294,9 @@ func TestTailReadWaitsForAnOpenTransaction(t *testing.T) {
 	// A restart replays 101 while the other transaction is still open.
 	o2, logs := newLoggedOutputTimeout(t, c, time.Second, eoYAML)
 	done := make(chan error, 1)
-	go func() { done <- o2.WriteBatch(ctx, service.MessageBatch{change(1, 101, 0, "insert"), change(1, 102, 0, "insert")}) }()
+	go func() {
+		done <- o2.WriteBatch(ctx, service.MessageBatch{change(1, 101, 0, "insert"), change(1, 102, 0, "insert")})
+	}()
 	waitLog := func(level, sub string) {
 		t.Helper()
 		deadline := time.Now().Add(15 * time.Second)

@@ -41,6 +41,12 @@ const (
 	fieldTransactionalID = "transactional_id"
 )
 
+// Config field names of the tombstones and the exactly_once tail search.
+const (
+	fieldDeleteTombstones = "delete_tombstones"
+	fieldMaxTailScan      = "max_tail_scan_records"
+)
+
 // Partitioner and compression values, Redpanda Connect's.
 const (
 	partMurmur2     = "murmur2_hash"
@@ -86,13 +92,15 @@ Field names and meaning follow Redpanda Connect's ` + "`kafka_franz`" + ` output
 
 ### Records
 
-The record value is the message body; an empty body is written as a null value (a tombstone on a compacted topic). The key, topic, partition and timestamp come from the fields below, the headers from ` + "`metadata`" + `.
+The record value is the message body; an empty body is written as a null value (a tombstone on a compacted topic). The key, topic, partition and timestamp come from the fields below, the headers from ` + "`metadata`" + `. With ` + "`delete_tombstones: true`" + ` every message whose ` + "`operation`" + ` is ` + "`delete`" + ` is followed by a tombstone of its key.
 
 ### Delivery
 
 Without ` + "`exactly_once`" + ` delivery is at least once: ` + "`idempotent_write`" + ` removes the client's own retry duplicates, but a batch replayed after a nack or a restart is written again.
 
-With ` + "`exactly_once: true`" + ` every batch is written in one Kafka transaction under ` + "`transactional_id`" + `, and starting fences any older producer with the same id. Before the first write to a partition the output reads that partition's last committed record (read_committed) and takes its position from the headers ` + "`tso`, `database_schema`, `table`, `lsn` and `operation`" + `; every message whose position ` + "`(tso, db.table, lsn, operation)`" + ` is not after the last position written to its partition is dropped. The five headers are always written for messages that carry a ` + "`tso`" + `, whatever ` + "`metadata`" + ` selects. This needs one writer per ` + "`transactional_id`" + `, batches in order (` + "`max_in_flight: 1`" + `, ` + "`pipeline.threads: 1`" + `), and the partition decided here (the partitioner runs in the output, on the topic's partition count). Messages without a ` + "`tso`" + ` (snapshot rows) carry no position and stay at least once: a restart mid-snapshot may write snapshot rows again. Consumers must read with ` + "`isolation.level=read_committed`" + `.
+With ` + "`exactly_once: true`" + ` every batch is written in one Kafka transaction under ` + "`transactional_id`" + `, and starting fences any older producer with the same id. Every record carries the header ` + "`transactional_id`" + ` (its writer), and those with a ` + "`tso`" + ` the headers ` + "`tso`, `database_schema`, `table`, `lsn` and `operation`" + `, whatever ` + "`metadata`" + ` selects. Before the first write to a partition the output finds that partition's last committed record (read_committed) of its own ` + "`transactional_id`" + ` that has a position, reading back from the end and skipping the records of other writers and those without a position, and drops every message whose position ` + "`(tso, db.table, lsn, operation)`" + ` is not after it; ` + "`db.table`" + ` is the table's name as ` + "`doris_binlog`" + ` orders it, each part backtick-quoted when it holds a dot, a backtick or white space. A partition with no record of this writer drops nothing. The search first waits (within ` + "`timeout`" + `) for the transactions other producers have open in the partition to end, since this writer's later records are not readable before: past that the write fails naming the partition and is tried again. It then reads at most ` + "`max_tail_scan_records`" + ` offsets back, each window within ` + "`timeout`" + `; reaching that bound without a record of this writer, or finding one whose position headers are broken, stops the output with an error naming the partition (and the offset), never writing the replay again unfiltered. Several instances may share a topic, each with its own ` + "`transactional_id`" + ` and a disjoint table selection. This needs one writer per ` + "`transactional_id`" + `, batches in order (` + "`max_in_flight: 1`" + `, ` + "`pipeline.threads: 1`" + `), and the partition decided here (the partitioner runs in the output, on the topic's partition count). Messages without a ` + "`tso`" + ` (snapshot rows) carry no position and stay at least once: a restart mid-snapshot may write snapshot rows again. Consumers must read with ` + "`isolation.level=read_committed`" + `.
+
+With ` + "`delete_tombstones`" + ` a delete and its tombstone are written in one transaction and count as one position: a replay drops both or neither, and a partition whose last record is either is understood.
 
 A batch is never handed back for a later replay while later batches go on: Benthos would write the batches behind it first, and the tail check would then drop it as already written. A failed write (a metadata or offset request, a tail read, a broker restart, a timeout) is tried again in place, with a wait doubling from 200ms to 10s, each attempt logged with its cause, until it succeeds or the stream stops; a failed transaction is aborted first, and the next attempt starts a new producer and reads the tails again. An error that trying again cannot fix stops the output, logged once at error level with its cause: a message whose ` + "`topic`, `key`, `partition` or `timestamp_ms`" + ` cannot be interpolated, a record larger than the brokers accept, a refused authorization, a fenced producer, a changed partition count. From then on every batch fails with that error and the output does not reconnect, so nothing after the failed batch is written; the input keeps its checkpoint before it, and a restart writes it again.
 
@@ -174,6 +182,10 @@ func recordFields() []*service.ConfigField {
 		service.NewStringField(fieldClientID).
 			Description("The client id sent to the brokers.").
 			Default("benthos"),
+		service.NewBoolField(fieldDeleteTombstones).
+			Description("After each message whose `operation` metadata is `delete`, also write a tombstone: a record with the same key, partition and headers and a null value, so that a compacted topic forgets the row. The delete itself keeps its body (the deleted row). Only deletes get one: `update_before`, `update_after` and merged `update` messages do not, since a Doris update keeps the row's key. With `exactly_once` the tombstone is in its delete's transaction and shares its position. Needs `key`.").
+			Example(true).
+			Default(false),
 	}
 }
 
@@ -233,9 +245,14 @@ func exactlyOnceFields() []*service.ConfigField {
 			Description("Write each batch in one transaction and drop replayed changes already written (see the description). Needs `transactional_id`, `max_in_flight: 1`, `pipeline.threads: 1` (checked when `rpconnect-doris run` starts, since a component's lint cannot see the pipeline; Benthos's default -1 is one thread per CPU), `idempotent_write`, and a partition that a replay reproduces: `key` with `murmur2_hash` (an empty key is a key: such records share one partition), or `partitioner: manual`.").
 			Default(false),
 		service.NewStringField(fieldTransactionalID).
-			Description("With `exactly_once`: the Kafka transactional id. One running instance per id: starting one fences any older producer with the same id, which then stops with an error saying that another instance took over. Several instances need distinct ids and disjoint table selections.").
+			Description("With `exactly_once`: the Kafka transactional id, also written as the header `transactional_id` of every record. One running instance per id: starting one fences any older producer with the same id, which then stops with an error saying that another instance took over. Several instances need distinct ids and disjoint table selections; they may share topics and partitions.").
 			Example("doris-shop-to-kafka").
 			Default(""),
+		service.NewIntField(fieldMaxTailScan).
+			Description("With `exactly_once`: how many offsets back from a partition's end the search for this writer's last record reads at most, in windows growing fourfold from 256, each read within `timeout`. Records of other writers sharing the topic are skipped, so a partition where others wrote many records since this writer's last one needs a larger bound. When the bound is reached without a record of this writer the output stops with an error naming the partition, instead of writing replayed changes again.").
+			Example(10000000).
+			Default(1000000).
+			Advanced(),
 	}
 }
 
@@ -257,6 +274,7 @@ root = [
   if $eo && !this.idempotent_write.or(true) { "exactly_once needs idempotent_write: true: Kafka transactions are idempotent" } else { "" },
   if $eo && ["round_robin", "least_backup"].contains(this.partitioner.or("")) { "exactly_once needs partitioner murmur2_hash or manual: a replayed message must land in the partition it was written to" } else { "" },
   if $eo && !$manual && this.key.or("") == "" { "exactly_once needs key (or partitioner: manual): without a key a replayed message may land in another partition" } else { "" },
+  if this.delete_tombstones.or(false) && this.key.or("") == "" { "delete_tombstones needs key: a tombstone removes its key from a compacted topic" } else { "" },
   if !$eo && this.transactional_id.or("") != "" { "transactional_id is used only with exactly_once: true" } else { "" },
   if $manual && this.partition.or("") == "" { "partitioner manual needs partition" } else { "" },
   if !$manual && this.partition.or("") != "" { "partition is used only with partitioner: manual" } else { "" },

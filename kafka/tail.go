@@ -23,16 +23,32 @@ type topicPartition struct {
 
 func (tp topicPartition) String() string { return fmt.Sprintf("%s/%d", tp.topic, tp.partition) }
 
-// tail is how far a partition got: the position of its last committed
-// record; known with pos nil means that record has no position (or the
-// partition is empty).
+// tail is how far this writer got in a partition: the position of its last
+// committed record that has one; pos nil means the partition holds no such
+// record of this writer.
 type tail struct {
 	pos *checkpoint.Pos
+	// null: that record is a tombstone (a null value), which comes after
+	// the delete whose position it shares.
+	null bool
+	// offset is the record's offset (-1 with pos nil), for the log.
+	offset int64
 }
 
-// firstTailWindow is how many offsets before the last stable offset the
-// tail read starts at; it grows fourfold while only aborted records and
-// transaction markers are found.
+// before reports whether a record at pos, with a null value or not, comes
+// after the tail. A delete and its tombstone share a position: the
+// tombstone is the later of the two.
+func (t tail) before(pos checkpoint.Pos, null bool) bool {
+	if t.pos == nil {
+		return true
+	}
+	c := t.pos.Compare(pos)
+	return c < 0 || c == 0 && !t.null && null
+}
+
+// firstTailWindow is how many offsets before a partition's end the tail
+// search reads first; each further window, before the last, is four times
+// larger, while no record of this writer with a position is found.
 const firstTailWindow = 256
 
 // partitionCount asks the brokers for topic's partition count, creating
@@ -66,9 +82,8 @@ func partitionCount(ctx context.Context, cl *kgo.Client, topic string, autoCreat
 	}
 }
 
-// readTails reads the last committed record of each partition with
-// read_committed and returns its position; on an error, those read so far.
-// Each partition gets its own timeout.
+// readTails finds this writer's tail in each partition; on an error, it
+// returns those found so far.
 func readTails(ctx context.Context, c *config, cl *kgo.Client, tps []topicPartition) (map[topicPartition]tail, error) {
 	out := make(map[topicPartition]tail, len(tps))
 	for _, tp := range tps {
@@ -82,50 +97,85 @@ func readTails(ctx context.Context, c *config, cl *kgo.Client, tps []topicPartit
 }
 
 func readPartitionTail(ctx context.Context, c *config, cl *kgo.Client, tp topicPartition) (tail, error) {
+	start, end, err := settledRange(ctx, c, cl, tp)
+	if err != nil {
+		return tail{}, err
+	}
+	return readTail(ctx, c, tp, start, end)
+}
+
+// settledRange returns the partition's start offset and its end (high
+// watermark), checking that no transaction is open below that end: another
+// producer's open transaction holds the last stable offset back, and this
+// writer's records committed after it began would not be read. waitStable
+// has waited for such transactions, with a log line; one opened since then
+// fails this read, and the write loop tries again (waiting again).
+func settledRange(ctx context.Context, c *config, cl *kgo.Client, tp topicPartition) (start, end int64, err error) {
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
 	adm := kadm.NewClient(cl)
-	starts, err := adm.ListStartOffsets(ctx, tp.topic)
-	if err == nil {
-		err = starts.Error()
+	lookup := func(what string, list func(context.Context, ...string) (kadm.ListedOffsets, error)) (int64, error) {
+		l, err := list(ctx, tp.topic)
+		if err == nil {
+			err = l.Error()
+		}
+		if err != nil {
+			return 0, fmt.Errorf("%s of %s: %w", what, tp.topic, err)
+		}
+		o, ok := l.Lookup(tp.topic, tp.partition)
+		if !ok {
+			return 0, fmt.Errorf("%s of %s: no offset answered", what, tp)
+		}
+		return o.Offset, nil
 	}
+	if start, err = lookup("start offsets", adm.ListStartOffsets); err != nil {
+		return 0, 0, err
+	}
+	if end, err = lookup("end offsets", adm.ListEndOffsets); err != nil {
+		return 0, 0, err
+	}
+	lso, err := lookup("last stable offsets", adm.ListCommittedOffsets)
 	if err != nil {
-		return tail{}, fmt.Errorf("start offsets of %s: %w", tp.topic, err)
+		return 0, 0, err
 	}
-	ends, err := adm.ListCommittedOffsets(ctx, tp.topic)
-	if err == nil {
-		err = ends.Error()
+	if lso < end {
+		return 0, 0, fmt.Errorf("partition %s: a transaction of another producer opened at offset %d (the partition ends at %d) just before the tail read; "+
+			"this writer's records after it cannot be read until it commits or aborts", tp, lso, end)
 	}
-	if err != nil {
-		return tail{}, fmt.Errorf("last stable offsets of %s: %w", tp.topic, err)
-	}
-	s, ok1 := starts.Lookup(tp.topic, tp.partition)
-	e, ok2 := ends.Lookup(tp.topic, tp.partition)
-	if !ok1 || !ok2 {
-		return tail{}, fmt.Errorf("partition %s: no offsets answered", tp)
-	}
-	return readTail(ctx, c, tp, s.Offset, e.Offset)
+	return start, end, nil
 }
 
-// readTail finds the last committed data record below the last stable
-// offset lso, reading backwards in growing windows down to start.
-func readTail(ctx context.Context, c *config, tp topicPartition, start, lso int64) (tail, error) {
-	for window := int64(firstTailWindow); lso > start; window *= 4 {
-		from := max(start, lso-window)
-		rec, err := lastRecord(ctx, c, tp, from, lso)
+// readTail finds this writer's last committed record with a position below
+// end, reading backwards in windows that grow fourfold, down to start or
+// max_tail_scan_records offsets before end. Other writers' records, and
+// this writer's snapshot rows, are skipped.
+func readTail(ctx context.Context, c *config, tp topicPartition, start, end int64) (tail, error) {
+	floor := max(start, end-c.tailScan)
+	to := end
+	for window := int64(firstTailWindow); to > start; window *= 4 {
+		if to <= floor {
+			return tail{}, doris.Permanent(fmt.Errorf("partition %s: no record of transactional_id %q among its last %d offsets (%d to %d), where other writers' records or snapshot rows lie; "+
+				"raise %s to search further back", tp, c.txnID, c.tailScan, floor, end, fieldMaxTailScan))
+		}
+		from := max(floor, to-window)
+		rec, err := lastOwnRecord(ctx, c, tp, from, to)
 		if err != nil {
 			return tail{}, err
 		}
 		if rec != nil {
-			where := fmt.Sprintf("last committed record of %s (offset %d)", tp, rec.Offset)
+			where := fmt.Sprintf("partition %s: record at offset %d, written under transactional_id %q,", tp, rec.Offset, c.txnID)
 			pos, err := headerPosition(headerMap(rec), where)
-			return tail{pos: pos}, err
+			if err != nil {
+				// This writer's own record: its positions are wrong, and
+				// guessing where the partition stands could drop or
+				// repeat changes.
+				return tail{}, doris.Permanent(err)
+			}
+			return tail{pos: pos, null: rec.Value == nil, offset: rec.Offset}, nil
 		}
-		if from == start {
-			break
-		}
+		to = from
 	}
-	return tail{}, nil
+	return tail{offset: -1}, nil
 }
 
 func headerMap(r *kgo.Record) map[string]string {
@@ -136,11 +186,28 @@ func headerMap(r *kgo.Record) map[string]string {
 	return m
 }
 
-// lastRecord reads [from, lso) with read_committed and returns its last data
-// record, nil when the range holds only markers and aborted records.
-// Control records are kept so that reading knows when it reached lso-1,
-// which is always a record: a data record or a transaction marker.
-func lastRecord(ctx context.Context, c *config, tp topicPartition, from, lso int64) (*kgo.Record, error) {
+// ownPositioned reports whether r is a data record of this writer with a
+// position (a tso header).
+func ownPositioned(r *kgo.Record, txnID string) bool {
+	var own, positioned bool
+	for _, h := range r.Headers {
+		switch h.Key {
+		case headerWriter:
+			own = string(h.Value) == txnID
+		case metaTSO:
+			positioned = true
+		}
+	}
+	return own && positioned && !r.Attrs.IsControl()
+}
+
+// lastOwnRecord reads [from, to) with read_committed and returns the last
+// record of this writer with a position, nil when there is none. Control
+// records are kept so that reading knows when it passed to-1: every offset
+// below the last stable offset is a data record, a transaction marker, an
+// aborted record or one compacted away, and a record at to-1 or after
+// (the end is read first, below a settled last stable offset) always comes.
+func lastOwnRecord(ctx context.Context, c *config, tp topicPartition, from, to int64) (*kgo.Record, error) {
 	opts := append(c.connOpts(),
 		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{tp.topic: {tp.partition: kgo.NewOffset().At(from)}}),
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
@@ -157,25 +224,23 @@ func lastRecord(ctx context.Context, c *config, tp topicPartition, from, lso int
 	for {
 		fs := cl.PollFetches(ctx)
 		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("reading the last committed record of %s (offsets %d to %d) within timeout %s: %w", tp, from, lso, c.timeout, err)
+			return nil, fmt.Errorf("reading the records of %s (offsets %d to %d) within timeout %s: %w", tp, from, to, c.timeout, err)
 		}
 		var ferr error
 		fs.EachError(func(_ string, _ int32, err error) { ferr = err })
 		if ferr != nil {
-			return nil, fmt.Errorf("reading the last committed record of %s: %w", tp, ferr)
+			return nil, fmt.Errorf("reading the records of %s (offsets %d to %d): %w", tp, from, to, ferr)
 		}
 		done := false
 		fs.EachRecord(func(r *kgo.Record) {
-			if r.Offset >= lso {
+			if done || r.Offset >= to {
 				done = true
 				return
 			}
-			if !r.Attrs.IsControl() {
+			if ownPositioned(r, c.txnID) {
 				last = r
 			}
-			if r.Offset == lso-1 {
-				done = true
-			}
+			done = r.Offset == to-1
 		})
 		if done {
 			return last, nil

@@ -21,7 +21,9 @@ import (
 // multi-table transactions into kc.t1..t3. The broker is kfake in this
 // process, so it outlives every kill. Afterwards a read_committed consumer
 // must hold every binlog change: exactly once with exactly_once, and with
-// at most checkpoint_limit duplicates per kill without it.
+// at most checkpoint_limit duplicates per kill without it. With
+// delete_tombstones the topics are compacted ones, and every delete must
+// be followed by exactly one tombstone.
 const (
 	kcDB           = "kc"
 	kcTables       = 3
@@ -43,12 +45,23 @@ func kafkaCrashShapeFor() kafkaCrashShape {
 	return kafkaCrashShape{rows: 50, kills: 3, maxSteps: 600, pause: 20 * time.Millisecond}
 }
 
-func TestCrashKafkaExactlyOnce(t *testing.T) { kafkaCrash(t, true) }
+func TestCrashKafkaExactlyOnce(t *testing.T) { kafkaCrash(t, kafkaCrashOpts{exactlyOnce: true}) }
 
-func TestCrashKafkaAtLeastOnce(t *testing.T) { kafkaCrash(t, false) }
+func TestCrashKafkaAtLeastOnce(t *testing.T) { kafkaCrash(t, kafkaCrashOpts{}) }
 
-// kafkaCrash is one crash run; exactlyOnce picks the output's mode.
-func kafkaCrash(t *testing.T, exactlyOnce bool) {
+func TestCrashKafkaTombstones(t *testing.T) {
+	kafkaCrash(t, kafkaCrashOpts{exactlyOnce: true, tombstones: true})
+}
+
+// kafkaCrashOpts pick the output's mode.
+type kafkaCrashOpts struct {
+	exactlyOnce bool
+	tombstones  bool // delete_tombstones, into compacted topics
+}
+
+// kafkaCrash is one crash run.
+func kafkaCrash(t *testing.T, o kafkaCrashOpts) {
+	exactlyOnce := o.exactlyOnce
 	sh := kafkaCrashShapeFor()
 	sd := seed(t)
 	rng := rand.New(rand.NewPCG(sd, sd^0x6b61666b))
@@ -69,11 +82,18 @@ func kafkaCrash(t *testing.T, exactlyOnce bool) {
 		t.Fatal(err)
 	}
 	t.Cleanup(kc.Close)
+	if o.tombstones {
+		for i := 1; i <= kcTables; i++ {
+			if err := kc.CreateTopic(fmt.Sprintf("doris.%s.t%d", kcDB, i), 3, map[string]string{"cleanup.policy": "compact"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 	cons := consumeTopics(t, kc.ListenAddrs(), `^doris\.`+kcDB+`\..*`)
 
 	dir := t.TempDir()
 	cacheDir := filepath.Join(dir, "cp")
-	conf := kafkaCrashConfig(srv, kc.ListenAddrs(), cacheDir, exactlyOnce)
+	conf := kafkaCrashConfig(srv, kc.ListenAddrs(), cacheDir, o)
 	start := runLauncher(t, dir, cacheDir, conf)
 
 	// The writer starts once the binlog's stream start has passed, so that
@@ -140,11 +160,14 @@ func kafkaCrash(t *testing.T, exactlyOnce bool) {
 	if bound := sh.kills * kcCheckpointLimit; fig.dups > bound {
 		t.Errorf("%d duplicates after %d kills; at most checkpoint_limit (%d) per kill, %d in all", fig.dups, sh.kills, kcCheckpointLimit, bound)
 	}
+	if o.tombstones {
+		checkTombstones(t, srv, kc, loads, got)
+	}
 }
 
 // kafkaCrashConfig is config/database_to_kafka.yaml's pipeline on kc.*,
 // with the checkpoint in a file cache.
-func kafkaCrashConfig(srv *dorissim.Server, brokers []string, cacheDir string, exactlyOnce bool) string {
+func kafkaCrashConfig(srv *dorissim.Server, brokers []string, cacheDir string, o kafkaCrashOpts) string {
 	var b strings.Builder
 	b.WriteString("http:\n  enabled: false\nlogger:\n  level: INFO\n  format: logfmt\nshutdown_timeout: 30s\n")
 	b.WriteString("input:\n")
@@ -162,8 +185,11 @@ func kafkaCrashConfig(srv *dorissim.Server, brokers []string, cacheDir string, e
       include_patterns: [ '^(operation|tso|lsn|database_schema|table)$' ]
     max_in_flight: 1
 `, strings.Join(brokers, ", "))
-	if exactlyOnce {
+	if o.exactlyOnce {
 		b.WriteString("    exactly_once: true\n    transactional_id: kafka-crash\n")
+	}
+	if o.tombstones {
+		b.WriteString("    delete_tombstones: true\n")
 	}
 	b.WriteString(harness.FileCache(cacheDir))
 	return b.String()
