@@ -21,8 +21,12 @@ var opCodes = map[string]int8{
 }
 
 // messagePosition is a message's position, nil when it has no tso (a
-// snapshot row, a message of another input).
+// snapshot row, a message of another input) or is a table's catch-up row,
+// whose position does not order it against the partition's other records.
 func messagePosition(msg *service.Message) (*checkpoint.Pos, error) {
+	if v, _ := msg.MetaGet(metaPhase); v == phaseCatchUp {
+		return nil, nil
+	}
 	get := func(k string) (string, bool) { return msg.MetaGet(k) }
 	return parsePosition(get, "message")
 }

@@ -20,9 +20,20 @@ const (
 	metaTable     = "table"
 	metaLSN       = "lsn"
 	metaOperation = "operation"
+
+	// metaPhase is "catchup" on the rows of a table that doris_binlog reads
+	// on its own before the table joins the shared windows. They can be
+	// older than rows of other tables already written to a shared
+	// partition, so their position says nothing of what the partition
+	// holds: exactly_once writes them at least once, as snapshot rows.
+	metaPhase    = "doris_phase"
+	phaseCatchUp = "catchup"
 )
 
-var positionKeys = [...]string{metaTSO, metaDatabase, metaTable, metaLSN, metaOperation}
+// positionKeys are written on every exactly_once record that has a tso,
+// whatever metadata selects; doris_phase too, so that the tail search can
+// tell catch-up rows apart.
+var positionKeys = [...]string{metaTSO, metaDatabase, metaTable, metaLSN, metaOperation, metaPhase}
 
 // opDelete is the operation whose message delete_tombstones follows with a
 // tombstone.

@@ -187,18 +187,20 @@ func headerMap(r *kgo.Record) map[string]string {
 }
 
 // ownPositioned reports whether r is a data record of this writer with a
-// position (a tso header).
+// position (a tso header) that orders it: a catch-up row's does not.
 func ownPositioned(r *kgo.Record, txnID string) bool {
-	var own, positioned bool
+	var own, positioned, catchUp bool
 	for _, h := range r.Headers {
 		switch h.Key {
 		case headerWriter:
 			own = string(h.Value) == txnID
 		case metaTSO:
 			positioned = true
+		case metaPhase:
+			catchUp = string(h.Value) == phaseCatchUp
 		}
 	}
-	return own && positioned && !r.Attrs.IsControl()
+	return own && positioned && !catchUp && !r.Attrs.IsControl()
 }
 
 // lastOwnRecord reads [from, to) with read_committed and returns the last
