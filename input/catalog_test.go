@@ -99,7 +99,7 @@ func TestAdmitSnapshotWithoutDDL(t *testing.T) {
 	if err != nil || problem != "" || tb == nil || tb.props != nil {
 		t.Fatalf("snapshot without DDL: %+v, %q, %v; want it admitted without properties", tb, problem, err)
 	}
-	if n := len(e.lines.lines("WARN", "Reading SHOW CREATE TABLE of d.missing failed")); n != 1 {
+	if n := len(e.lines.Lines("WARN", "Reading SHOW CREATE TABLE of d.missing failed")); n != 1 {
 		t.Fatalf("%d warnings naming d.missing, want 1", n)
 	}
 }

@@ -101,10 +101,10 @@ func TestApplyResumeChanges(t *testing.T) {
 	if len(sink.states) != 2 || co.pendingAdds != nil || co.pendingRemovals != nil {
 		t.Fatalf("%d positions emitted, pending %v %v; want one per change, none left", len(sink.states), co.pendingAdds, co.pendingRemovals)
 	}
-	if n := len(e.lines.lines("WARN", "Table d.gone is in the checkpoint but no longer selected")); n != 1 {
+	if n := len(e.lines.Lines("WARN", "Table d.gone is in the checkpoint but no longer selected")); n != 1 {
 		t.Errorf("%d warnings about d.gone, want 1", n)
 	}
-	if n := len(e.lines.lines("INFO", "Table d.b joins the stream: binlog")); n != 1 {
+	if n := len(e.lines.Lines("INFO", "Table d.b joins the stream: binlog")); n != 1 {
 		t.Errorf("%d join logs for d.b, want 1", n)
 	}
 	// A table that vanished between startup and the run stops it.
@@ -184,7 +184,7 @@ func TestDropTables(t *testing.T) {
 	if got := co.followedKeys(); !slices.Equal(got, []string{"d.b"}) {
 		t.Fatalf("followed %v, want d.b", got)
 	}
-	if n := len(e.lines.lines("WARN", "was dropped: it leaves the stream")); n != 2 {
+	if n := len(e.lines.Lines("WARN", "was dropped: it leaves the stream")); n != 2 {
 		t.Fatalf("%d drop warnings, want 2", n)
 	}
 	// The session pool is sized to the one table left and the snapshots

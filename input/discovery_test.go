@@ -188,7 +188,7 @@ func TestDiscoveryNotesNewTabletsAndAdmitsAFixedTable(t *testing.T) {
 		`PROPERTIES ("binlog.enable" = "true", "binlog.format" = "ROW")`
 	r := newDiscoveryRun(t, ctx, partitioned, "CREATE TABLE d.plain"+plainDDL)
 	r.discover(t)
-	if n := len(r.lines.lines("INFO", "Table discovery:")); n != 0 {
+	if n := len(r.lines.Lines("INFO", "Table discovery:")); n != 0 {
 		t.Fatalf("a discovery that found no change logged %d times", n)
 	}
 	before := r.position()["d.p"]
@@ -210,7 +210,7 @@ func TestDiscoveryNotesNewTabletsAndAdmitsAFixedTable(t *testing.T) {
 	if n := r.co.skipped.count(); n != 0 {
 		t.Fatalf("d.plain joined but is still counted as skipped (%d)", n)
 	}
-	if n := len(r.lines.lines("INFO", "Table discovery: added [d.plain]")); n != 1 {
+	if n := len(r.lines.Lines("INFO", "Table discovery: added [d.plain]")); n != 1 {
 		t.Fatalf("%d discovery logs naming d.plain as added, want 1", n)
 	}
 }

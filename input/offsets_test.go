@@ -138,7 +138,7 @@ func TestOffsetPublisherFailureRetriedLater(t *testing.T) {
 	if got, _ := rec.seen(); !slices.Equal(got, []string{"a", "a"}) {
 		t.Fatalf("attempts %q, want a failed and then a again at close", got)
 	}
-	warns := sink.lines("WARN", "Failed to publish Doris source offset a")
+	warns := sink.Lines("WARN", "Failed to publish Doris source offset a")
 	if len(warns) != 1 || !strings.Contains(warns[0], "c1") || !strings.Contains(warns[0], "ops.offsets") || !strings.Contains(warns[0], "connection refused") {
 		t.Fatalf("warnings %q, want one naming the consumer, the table and the cause", warns)
 	}

@@ -51,7 +51,7 @@ func TestDroppedPartitions(t *testing.T) {
 	log, sink := captureLogger(t)
 	cat := &catalog{m: newMetrics(service.MockResources().Metrics()), log: log}
 	cat.warnDroppedPartitions(ctx, ti)
-	warns := sink.lines("WARN", "was dropped")
+	warns := sink.Lines("WARN", "was dropped")
 	if len(warns) != 2 {
 		t.Fatalf("warnings %q, want one for p2 and one for p4", warns)
 	}

@@ -185,7 +185,7 @@ func TestReaderEndRun(t *testing.T) {
 		r.run = del.Start(false, func(context.Context, *delivery.Run[*checkpoint.State]) error { return tc.cause })
 		r.conn = &conn{}
 		run := r.run
-		before := len(lines.lines("WARN", ""))
+		before := len(lines.Lines("WARN", ""))
 		got := r.endRun(run)
 		if !errors.Is(got, tc.want) {
 			t.Errorf("%s: endRun = %v, want %v", tc.name, got, tc.want)
@@ -199,7 +199,7 @@ func TestReaderEndRun(t *testing.T) {
 		if r.rewound != errors.Is(tc.cause, delivery.ErrRewind) {
 			t.Errorf("%s: rewound %v", tc.name, r.rewound)
 		}
-		warned := lines.lines("WARN", "")[before:]
+		warned := lines.Lines("WARN", "")[before:]
 		if tc.warned == "" && len(warned) != 0 || tc.warned != "" && (len(warned) != 1 || !strings.Contains(warned[0], tc.warned)) {
 			t.Errorf("%s: warnings %q, want %q", tc.name, warned, tc.warned)
 		}

@@ -276,7 +276,7 @@ func TestClassifyVisibleWaitBudget(t *testing.T) {
 			if err != nil || step.split || step.wait != time.Second {
 				t.Fatalf("within the budget: step %+v, err %v; want a 1s wait", step, err)
 			}
-			if n := len(sink.lines("WARN", spent)); n != 0 {
+			if n := len(sink.Lines("WARN", spent)); n != 0 {
 				t.Fatalf("budget reported spent after the first wait (%d lines)", n)
 			}
 			rt.waitStarted = time.Now().Add(-budget - time.Second)
@@ -287,7 +287,7 @@ func TestClassifyVisibleWaitBudget(t *testing.T) {
 				t.Fatalf("budget %s spent, attempt %d: step %+v, err %v; want a backoff wait", budget, i, step, err)
 			}
 		}
-		if n := len(sink.lines("WARN", spent)); n != 1 {
+		if n := len(sink.Lines("WARN", spent)); n != 1 {
 			t.Errorf("budget %s: the switch to backoff was logged %d times, want once", budget, n)
 		}
 	}
@@ -326,18 +326,18 @@ func TestClassifyLogsOncePerMinute(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if n := len(sink.lines("WARN", "reconnecting in")); n != 1 {
+	if n := len(sink.Lines("WARN", "reconnecting in")); n != 1 {
 		t.Fatalf("5 failures within a minute logged %d warnings, want 1", n)
 	}
 	rt.lastLog = time.Now().Add(-time.Minute)
 	if _, err := rt.classify(refused, rt.w); err != nil {
 		t.Fatal(err)
 	}
-	if n := len(sink.lines("WARN", "(6 attempts so far)")); n != 1 {
+	if n := len(sink.Lines("WARN", "(6 attempts so far)")); n != 1 {
 		t.Fatalf("a failure a minute later was not logged with its count")
 	}
 	rt.recovered()
-	if n := len(sink.lines("INFO", "read after 6 failed attempt(s)")); n != 1 {
+	if n := len(sink.Lines("INFO", "read after 6 failed attempt(s)")); n != 1 {
 		t.Fatalf("recovery logged %d times, want once", n)
 	}
 }
@@ -415,10 +415,10 @@ func TestClassifyPressureRetriesThenHalves(t *testing.T) {
 			t.Fatalf("step %+v, err %v; want a %s after a backoff", step, err, want)
 		}
 	}
-	if n := len(sink.lines("WARN", "memory pressure on the Doris BE (attempt")); n != 2 {
+	if n := len(sink.Lines("WARN", "memory pressure on the Doris BE (attempt")); n != 2 {
 		t.Errorf("%d same-window retries logged with their cause, want 2", n)
 	}
-	if n := len(sink.lines("WARN", "3 times in a row (request_retries 3); reading it as two halves")); n != 1 {
+	if n := len(sink.Lines("WARN", "3 times in a row (request_retries 3); reading it as two halves")); n != 1 {
 		t.Errorf("the halving was logged %d times, want once", n)
 	}
 	halves, _ := splitWindow(part)

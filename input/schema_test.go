@@ -52,7 +52,7 @@ func TestSchemaForFollowsALightSchemaChange(t *testing.T) {
 	if a, r := fresh.Diff([]string{"id", "v", "w"}); len(a)+len(r) != 0 {
 		t.Fatalf("the new schema lacks %v, has extra %v", a, r)
 	}
-	if n := len(sink.lines("INFO", "Schema of shop.orders changed: columns added [w], removed []")); n != 1 {
+	if n := len(sink.Lines("INFO", "Schema of shop.orders changed: columns added [w], removed []")); n != 1 {
 		t.Errorf("%d schema change logs, want 1", n)
 	}
 	if got, _ := ti.schemaFor(ctx, nil, resultSchema("id", "v", "w")); got != fresh {

@@ -225,7 +225,7 @@ func TestSplitReaderRetriesASplitFromItsStart(t *testing.T) {
 	if !slices.Equal(done, f.tablets()) {
 		t.Fatalf("tablets reported done %v, want each of %v once", done, f.tablets())
 	}
-	if n := len(f.log.lines("WARN", "re-reading it from its start (attempt 2 of 2)")); n != 1 {
+	if n := len(f.log.Lines("WARN", "re-reading it from its start (attempt 2 of 2)")); n != 1 {
 		t.Fatalf("%d retry warnings, want 1", n)
 	}
 }
@@ -308,7 +308,7 @@ func TestSplitReaderCountFailureReadsSplitByQuery(t *testing.T) {
 	if err != nil || len(todo) != 4 {
 		t.Fatalf("pending with a failing count: %d queries, %v; want 4", len(todo), err)
 	}
-	if n := len(f.log.lines("WARN", "Counting the rows of d.s failed, so it is read one snapshot split per query")); n != 1 {
+	if n := len(f.log.Lines("WARN", "Counting the rows of d.s failed, so it is read one snapshot split per query")); n != 1 {
 		t.Fatalf("%d warnings about the count, want 1", n)
 	}
 }
@@ -351,7 +351,7 @@ func TestSplitReaderSlowConsumerIsNotAQueryTimeout(t *testing.T) {
 	if rows := chunkBodies(t, got); !slices.Equal(rows, want) {
 		t.Fatalf("read %d rows, want each of the %d once", len(rows), len(want))
 	}
-	if n := len(f.log.lines("WARN", "re-reading it from its start")); n != 0 {
+	if n := len(f.log.Lines("WARN", "re-reading it from its start")); n != 0 {
 		t.Fatalf("%d splits were read again", n)
 	}
 }

@@ -231,9 +231,9 @@ func TestSnapshotWaitsForPublishesBeforeTheStart(t *testing.T) {
 		if got, want := placedRows(t, f, sink, nil), f.rowsOf(f.tablets()...); !slices.Equal(got, want) {
 			t.Fatalf("stream %v: emitted %v, want %v", stream, got, want)
 		}
-		warned := len(f.log.lines("WARN", "Binlog window [2026-12-01 10:00:00, 2026-12-01 10:00:00) of d.s waits for transactions to become visible"))
+		warned := len(f.log.Lines("WARN", "Binlog window [2026-12-01 10:00:00, 2026-12-01 10:00:00) of d.s waits for transactions to become visible"))
 		if want := map[bool]int{true: 1, false: 0}[stream]; warned != want {
-			t.Fatalf("stream %v: %d visible-wait warnings, want %d\n%s", stream, warned, want, strings.Join(f.log.lines("", ""), "\n"))
+			t.Fatalf("stream %v: %d visible-wait warnings, want %d\n%s", stream, warned, want, strings.Join(f.log.Lines("", ""), "\n"))
 		}
 	}
 }

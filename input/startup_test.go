@@ -63,7 +63,7 @@ func TestFreshStartPerScanMode(t *testing.T) {
 			if ok && !checkpoint.Equal(committed, sp.st) {
 				t.Fatalf("committed %+v, want the start %+v", committed, sp.st)
 			}
-			if n := len(e.lines.lines("INFO", "Starting with scan_mode "+tc.mode)); n != 1 {
+			if n := len(e.lines.Lines("INFO", "Starting with scan_mode "+tc.mode)); n != 1 {
 				t.Errorf("%d start logs for scan_mode %s, want 1", n, tc.mode)
 			}
 		})
@@ -213,7 +213,7 @@ func TestResumeReconcilesTheStoredTables(t *testing.T) {
 	if len(*saved) != 0 {
 		t.Fatalf("a plain resume saved %d times, want none", len(*saved))
 	}
-	if n := len(e.lines.lines("INFO", "scan_mode snapshot and scan_timestamp are ignored")); n != 1 {
+	if n := len(e.lines.Lines("INFO", "scan_mode snapshot and scan_timestamp are ignored")); n != 1 {
 		t.Errorf("%d resume logs, want 1", n)
 	}
 }
@@ -275,7 +275,7 @@ func TestLoadCommittedUnreadableCheckpoint(t *testing.T) {
 	if err != nil || sp.st.Stream.Start != "2026-12-01 10:00:00" {
 		t.Fatalf("run = %+v, %v; want the backup's position", sp, err)
 	}
-	if n := len(e.lines.lines("WARN", "Checkpoint key k in cache cp is unreadable")); n != 1 {
+	if n := len(e.lines.Lines("WARN", "Checkpoint key k in cache cp is unreadable")); n != 1 {
 		t.Errorf("%d warnings about the torn key, want 1", n)
 	}
 }

@@ -122,7 +122,7 @@ func TestTablePropertiesRefresh(t *testing.T) {
 	if p, err := ti.properties(ctx, true); err != nil || p.TTLSeconds != 900 {
 		t.Fatalf("refresh with the FE down: %+v, %v; want the kept properties", p, err)
 	}
-	if n := len(sink.lines("WARN", "keeping the previous ones")); n != 1 {
+	if n := len(sink.Lines("WARN", "keeping the previous ones")); n != 1 {
 		t.Errorf("a failed refresh logged %d warnings, want 1", n)
 	}
 	if _, err := ti.refreshProperties(ctx); err == nil || !strings.Contains(err.Error(), "table properties of shop.orders") {

@@ -19,7 +19,7 @@ func TestWarnPlaintextEndpoints(t *testing.T) {
 	} {
 		log, sink := captureLogger(t)
 		warnPlaintextEndpoints(&Config{AllowPlaintextEndpoints: tc.allow, TLSEnabled: tc.tls}, log)
-		warns := sink.lines("WARN", "")
+		warns := sink.Lines("WARN", "")
 		if tc.want == "" {
 			if len(warns) != 0 {
 				t.Errorf("allow %v tls %v: warned %q", tc.allow, tc.tls, warns)

@@ -50,10 +50,10 @@ func TestWindowReadRetriesMemoryPressureWhole(t *testing.T) {
 	if got := f.capt.counter("doris_binlog_window_retries_total", "d.a"); got != 1 {
 		t.Errorf("window_retries_total of d.a: %d, want 1", got)
 	}
-	if n := len(logs.lines("WARN", "memory pressure on the Doris BE (attempt 1 of 2); reading the same window again")); n != 1 {
+	if n := len(logs.Lines("WARN", "memory pressure on the Doris BE (attempt 1 of 2); reading the same window again")); n != 1 {
 		t.Errorf("%d warnings of the same-window retry naming the cause, want 1", n)
 	}
-	if n := len(logs.lines("WARN", "two halves")); n != 0 {
+	if n := len(logs.Lines("WARN", "two halves")); n != 0 {
 		t.Errorf("the window was halved (%d warnings)", n)
 	}
 }

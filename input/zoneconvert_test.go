@@ -39,7 +39,7 @@ func TestScanTimestampBound(t *testing.T) {
 		if err != nil || got.String() != tc.want {
 			t.Errorf("%s: %s, %v; want %s UTC", tc.ts, got, err, tc.want)
 		}
-		if n := len(e.lines.lines("INFO", "scan_timestamp "+tc.ts+" in the Doris FE time zone Europe/Berlin is "+tc.want+" UTC")); n != 1 {
+		if n := len(e.lines.Lines("INFO", "scan_timestamp "+tc.ts+" in the Doris FE time zone Europe/Berlin is "+tc.want+" UTC")); n != 1 {
 			t.Errorf("%s: %d logs of the resolved start, want 1", tc.ts, n)
 		}
 	}
@@ -92,7 +92,7 @@ func TestConvertToUTC(t *testing.T) {
 	if c.Start == "2026-03-29 02:30:00" || c.CatchUp.Start != c.Start {
 		t.Fatalf("skipped time: start %s, catch-up %+v; want both converted alike", c.Start, c.CatchUp)
 	}
-	logs := e.lines.lines("INFO", "converted once to UTC")
+	logs := e.lines.Lines("INFO", "converted once to UTC")
 	if len(logs) != 1 {
 		t.Fatalf("%d conversion logs, want 1", len(logs))
 	}
@@ -121,7 +121,7 @@ func TestConvertToUTCWithoutBounds(t *testing.T) {
 	if err := su.convertToUTC(testCtx(t), st); err != nil || st.InFEZone() {
 		t.Fatalf("convertToUTC = %v, zone %q; want UTC", err, st.WindowZone)
 	}
-	if n := len(e.lines.lines("INFO", "it holds no window bound")); n != 1 {
+	if n := len(e.lines.Lines("INFO", "it holds no window bound")); n != 1 {
 		t.Fatalf("%d logs saying there was nothing to convert, want 1", n)
 	}
 }

@@ -1,12 +1,9 @@
 package kafka
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,45 +15,20 @@ import (
 	"github.com/twmb/franz-go/pkg/kversion"
 
 	"github.com/rpconnect-doris/rpconnect-doris/doris"
+	"github.com/rpconnect-doris/rpconnect-doris/internal/testlog"
 )
 
-// logSink keeps what a logger wrote, for tests that check what a user is
-// told.
-type logSink struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (s *logSink) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.buf.Write(p)
-}
-
-// lines returns the records logged at level (e.g. "WARN") that contain sub.
-func (s *logSink) lines(level, sub string) []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var out []string
-	for _, l := range strings.Split(s.buf.String(), "\n") {
-		if strings.Contains(l, "level="+level) && strings.Contains(l, sub) {
-			out = append(out, l)
-		}
-	}
-	return out
-}
-
 // newLoggedOutput is newOutput with its log kept.
-func newLoggedOutput(t *testing.T, c *kfake.Cluster, y string) (*output, *logSink) {
+func newLoggedOutput(t *testing.T, c *kfake.Cluster, y string) (*output, *testlog.Sink) {
 	t.Helper()
 	return newLoggedOutputTimeout(t, c, 5*time.Second, y)
 }
 
-func newLoggedOutputTimeout(t *testing.T, c *kfake.Cluster, timeout time.Duration, y string) (*output, *logSink) {
+func newLoggedOutputTimeout(t *testing.T, c *kfake.Cluster, timeout time.Duration, y string) (*output, *testlog.Sink) {
 	t.Helper()
 	o := buildOutput(t, fmt.Sprintf("seed_brokers: [ %s ]\ntimeout: %s\n%s", c.ListenAddrs()[0], timeout, y))
-	sink := &logSink{}
-	o.log = service.NewLoggerFromSlog(slog.New(slog.NewTextHandler(sink, &slog.HandlerOptions{Level: slog.LevelDebug})))
+	log, sink := testlog.New()
+	o.log = log
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := o.Connect(ctx); err != nil {
@@ -123,8 +95,8 @@ func TestExactlyOnceRetriesFailuresInPlace(t *testing.T) {
 			if err := h.Wait(wctx, 1); err != nil {
 				t.Fatalf("the %s fault was never hit: %v", key.Name(), err)
 			}
-			if len(logs.lines("WARN", "trying again")) == 0 {
-				t.Errorf("no retry was logged: %s", logs.lines("", ""))
+			if len(logs.Lines("WARN", "trying again")) == 0 {
+				t.Errorf("no retry was logged: %s", logs.Lines("", ""))
 			}
 			checkOnce(t, c, 20)
 		})
@@ -151,8 +123,8 @@ func TestExactlyOnceStopsOnPermanentError(t *testing.T) {
 			if err == nil || !doris.IsPermanent(err) || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "cannot be written") {
 				t.Fatalf("error %v; want a permanent one naming %q", err, tc.want)
 			}
-			if len(logs.lines("ERROR", tc.want)) != 1 {
-				t.Errorf("the stop is not logged once at error level: %s", logs.lines("", ""))
+			if len(logs.Lines("ERROR", tc.want)) != 1 {
+				t.Errorf("the stop is not logged once at error level: %s", logs.Lines("", ""))
 			}
 			if err := o.WriteBatch(ctx, service.MessageBatch{change(1, 100, 0, "insert")}); err == nil {
 				t.Fatal("a later batch was written after a batch was handed back")
@@ -193,8 +165,8 @@ func fencedWriterStops(t *testing.T, c *kfake.Cluster) {
 	if err == nil || !strings.Contains(err.Error(), `another instance took over transactional_id "t1"`) {
 		t.Fatalf("the fenced writer's error %v; want one saying another instance took over", err)
 	}
-	if len(logs.lines("ERROR", "another instance took over")) != 1 {
-		t.Errorf("the fence is not logged once at error level: %s", logs.lines("", ""))
+	if len(logs.Lines("ERROR", "another instance took over")) != 1 {
+		t.Errorf("the fence is not logged once at error level: %s", logs.Lines("", ""))
 	}
 	if err := old.Connect(ctx); err == nil {
 		t.Error("the fenced output connected again")
@@ -300,9 +272,9 @@ func TestTailReadWaitsForAnOpenTransaction(t *testing.T) {
 	waitLog := func(level, sub string) {
 		t.Helper()
 		deadline := time.Now().Add(15 * time.Second)
-		for len(logs.lines(level, sub)) == 0 {
+		for len(logs.Lines(level, sub)) == 0 {
 			if time.Now().After(deadline) {
-				t.Fatalf("no %s line with %q; logs: %s", level, sub, logs.lines("", ""))
+				t.Fatalf("no %s line with %q; logs: %s", level, sub, logs.Lines("", ""))
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
@@ -311,7 +283,7 @@ func TestTailReadWaitsForAnOpenTransaction(t *testing.T) {
 	// The wait is bounded: past timeout the attempt fails, naming the
 	// partition, and is tried again.
 	waitLog("WARN", "trying again")
-	if l := logs.lines("WARN", "trying again"); !strings.Contains(l[0], "orders/0") {
+	if l := logs.Lines("WARN", "trying again"); !strings.Contains(l[0], "orders/0") {
 		t.Errorf("the retry does not name the partition: %s", l[0])
 	}
 	select {
