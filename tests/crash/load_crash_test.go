@@ -269,7 +269,14 @@ func tableChanges(t *testing.T, srv *dorissim.Server, db, table, from, to string
 
 func targetChanges(t *testing.T, srv *dorissim.Server) []changeRow {
 	t.Helper()
-	res, err := srv.Query(ctxFor(t, time.Minute), "SELECT `tso`, `lsn`, `op` FROM `"+lcTarget+"`.`changes`")
+	return changesIn(t, srv, lcTarget)
+}
+
+// changesIn reads the changes table of database db, which doris_load fills
+// with each change's tso, lsn and operation.
+func changesIn(t *testing.T, srv *dorissim.Server, db string) []changeRow {
+	t.Helper()
+	res, err := srv.Query(ctxFor(t, time.Minute), "SELECT `tso`, `lsn`, `op` FROM `"+db+"`.`changes`")
 	if err != nil {
 		t.Fatalf("reading the changes target: %v", err)
 	}

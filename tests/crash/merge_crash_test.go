@@ -156,15 +156,7 @@ func mergedChanges(t *testing.T, rows []changeRow) []changeRow {
 
 func mergeTargetChanges(t *testing.T, srv *dorissim.Server) []changeRow {
 	t.Helper()
-	res, err := srv.Query(ctxFor(t, time.Minute), "SELECT `tso`, `lsn`, `op` FROM `"+mcTarget+"`.`changes`")
-	if err != nil {
-		t.Fatalf("reading the changes target: %v", err)
-	}
-	out := make([]changeRow, 0, len(res))
-	for _, r := range res {
-		out = append(out, changeRow{tso: toInt(r[0]), lsn: toInt(r[1]), op: fmt.Sprint(r[2])})
-	}
-	return out
+	return changesIn(t, srv, mcTarget)
 }
 
 func countOf(rows []changeRow, c changeRow) int {
