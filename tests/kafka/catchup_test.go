@@ -1,7 +1,6 @@
 package kafkae2e
 
 import (
-	"context"
 	"fmt"
 	"log/slog"
 	"regexp"
@@ -176,24 +175,7 @@ func startLoggedStream(t *testing.T, input, resources, output string, logs *harn
 	t.Helper()
 	b := service.NewStreamBuilder()
 	b.SetLogger(logs.Logger())
-	b.SetThreads(1)
-	if err := b.AddResourcesYAML(resources); err != nil {
-		t.Fatalf("resources: %v", err)
-	}
-	if err := b.AddInputYAML(input); err != nil {
-		t.Fatalf("input: %v", err)
-	}
-	if err := b.AddOutputYAML(output); err != nil {
-		t.Fatalf("output: %v", err)
-	}
-	s, err := b.Build()
-	if err != nil {
-		t.Fatalf("building stream: %v", err)
-	}
-	st := &stream{s: s, done: make(chan error, 1)}
-	go func() { st.done <- s.Run(context.Background()) }()
-	t.Cleanup(func() { _ = st.stop(10 * time.Second) })
-	return st
+	return runStream(t, b, input, resources, output)
 }
 
 var lateJoin = regexp.MustCompile(`Table d\.late joins the stream: .*its binlog from (\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)`)

@@ -73,6 +73,13 @@ func startStream(t *testing.T, input, resources, output string, metrics ...*harn
 	if err := b.SetLoggerYAML("level: " + level); err != nil {
 		t.Fatal(err)
 	}
+	return runStream(t, b, input, resources, output)
+}
+
+// runStream adds the input, resources and output to b and runs the stream
+// on one pipeline thread until the test ends.
+func runStream(t *testing.T, b *service.StreamBuilder, input, resources, output string) *stream {
+	t.Helper()
 	b.SetThreads(1)
 	if err := b.AddResourcesYAML(resources); err != nil {
 		t.Fatalf("resources: %v", err)
