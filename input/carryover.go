@@ -29,7 +29,8 @@ func (s *startup) loadCarriedOver(ctx context.Context) (*checkpoint.State, error
 	if foreign := s.foreignTables(st); len(foreign) > 0 {
 		s.log.Warnf("Checkpoint key %s in cache %s, the default key of earlier builds, holds tables outside this input's selection (%s): "+
 			"it belongs to another selection that shared the key, so it is not carried over to key %s",
-			old, s.conf.CheckpointCache, strings.Join(foreign, ", "), s.conf.CheckpointKey)
+			old, s.conf.CheckpointCache, tableList(foreign), s.conf.CheckpointKey)
+		s.log.Debugf("Checkpoint key %s in cache %s holds these tables outside this input's selection: %s", old, s.conf.CheckpointCache, strings.Join(foreign, ", "))
 		return nil, nil
 	}
 	s.log.Infof("Carrying the checkpoint over from key %s to key %s in cache %s: the default key changed so that no two selections share one; key %s is left as it is",

@@ -63,8 +63,10 @@ func catchUpGroups(em *emitter, tables []*tableInfo) ([]*catchUpSet, error) {
 // catch up the rest when the chain moved on meanwhile.
 func (g *catchUpSet) read(ctx context.Context, co *coordinator) error {
 	w := g.w
+	// Debug: tables joining late catch up one or a few at a time, as their
+	// snapshots finish; their round sums them up at info level.
 	for _, t := range g.tables {
-		co.log.Infof("Table %s catches up on its binlog [%s, %s) before joining the shared windows", t.name.key, w.start, w.end)
+		co.log.Debugf("Table %s catches up on its binlog [%s, %s) before joining the shared windows", t.name.key, w.start, w.end)
 	}
 	dropped, err := co.wr.read(ctx, g.tables, w, nil, g.last, true, func(st *checkpoint.State, last checkpoint.Pos) {
 		for _, t := range g.tables {
@@ -93,16 +95,20 @@ func (g *catchUpSet) read(ctx context.Context, co *coordinator) error {
 		return nil
 	}
 	// When the chain moved on meanwhile, the rest is caught up next.
+	joined := make([]bool, len(done))
 	err = co.em.emit(ctx, nil, func(st *checkpoint.State) {
-		for _, key := range done {
-			st.FinishCatchUp(key, w.end.String())
+		for i, key := range done {
+			joined[i] = st.FinishCatchUp(key, w.end.String())
 		}
 	})
 	if err != nil {
 		return err
 	}
-	for _, key := range done {
-		co.log.Infof("Table %s caught up to %s", key, w.end)
+	for i, key := range done {
+		co.log.Debugf("Table %s caught up to %s", key, w.end)
+		if joined[i] {
+			co.joinedRound(key)
+		}
 	}
 	co.refreshTableGauges()
 	return nil

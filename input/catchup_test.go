@@ -86,7 +86,7 @@ func TestCatchUpReadsToTheChainAndJoins(t *testing.T) {
 	if cu == nil || cu.Start != at(0) || cu.End != at(5) || cu.Last == nil || rowsAt.Stream.Start != at(5) {
 		t.Fatalf("the rows' position is %+v / %+v, want catch-up window [%s, %s) with its last row", rowsAt.Tables["d.a"], rowsAt.Stream, at(0), at(5))
 	}
-	if n := len(e.lines.Lines("INFO", "Table d.a caught up to "+at(5))); n != 1 {
+	if n := len(e.lines.Lines("DEBUG", "Table d.a caught up to "+at(5))); n != 1 {
 		t.Errorf("%d caught-up logs, want 1", n)
 	}
 }

@@ -32,9 +32,15 @@ type coordinator struct {
 	pendingRemovals []string
 	pendingAdds     []*tableInfo
 
+	// round counts the tables the event going on (the run's start, a
+	// discovery) brings in; nil between events. Only the run's own
+	// goroutine sets and reads it.
+	round *joinRound
+
 	mu      sync.Mutex
 	tables  map[string]*tableInfo
-	skipped *skippedTables // tables matched but not followable
+	rounds  map[string]*joinRound // the round of each table not yet settled
+	skipped *skippedTables        // tables matched but not followable
 }
 
 // runEnv is what a run takes from the input that starts it.
@@ -61,6 +67,7 @@ func newCoordinator(env runEnv, sp *startPoint, cat *catalog) *coordinator {
 		pendingRemovals: sp.removals,
 		pendingAdds:     sp.adds,
 		tables:          map[string]*tableInfo{},
+		rounds:          map[string]*joinRound{},
 		skipped:         sp.skipped,
 	}
 	co.snaps = newSnapshots(co)
@@ -89,11 +96,17 @@ func (co *coordinator) produce(ctx context.Context, run *delivery.Run[*checkpoin
 	defer co.snaps.wait()
 	// The stored position's snapshots first: a table added just below
 	// starts its own, and must not be started twice.
+	co.round = newJoinRound(co.log)
 	co.snaps.startPending(ctx)
+	for _, t := range co.phaseTables(checkpoint.PhaseCatchUp) {
+		co.enterRound(t.name.key, false, true)
+	}
 	if err := co.applyResumeChanges(ctx); err != nil {
 		co.stopSnapshots(cancel, err)
 		return run.Settle(err)
 	}
+	co.round.seal()
+	co.round = nil
 	co.refreshTableGauges()
 	if co.start.Stream == nil {
 		co.snaps.wait()
@@ -174,17 +187,27 @@ func (co *coordinator) stopSnapshots(cancel context.CancelCauseFunc, err error) 
 
 // applyResumeChanges removes the tables of the stored position that are no
 // longer selected or no longer exist, and adds the newly selected ones.
+// A changed include can remove or add every table at once, so each change
+// is summarised in one line, and each table named at debug level.
 func (co *coordinator) applyResumeChanges(ctx context.Context) error {
+	if len(co.pendingRemovals) > 0 {
+		co.log.Warnf("Tables in the checkpoint that are no longer selected or no longer exist leave the stream and the checkpoint: %s", tableList(co.pendingRemovals))
+	}
 	for _, key := range co.pendingRemovals {
-		co.log.Warnf("Table %s is in the checkpoint but no longer selected or no longer exists: it leaves the stream and the checkpoint", key)
+		co.log.Debugf("Table %s is in the checkpoint but no longer selected or no longer exists: it leaves the stream and the checkpoint", key)
 		if err := co.removeTable(ctx, key); err != nil {
 			return err
 		}
 	}
+	added := make([]string, 0, len(co.pendingAdds))
 	for _, t := range co.pendingAdds {
 		if err := co.addTable(ctx, t); err != nil {
 			return err
 		}
+		added = append(added, t.name.key)
+	}
+	if len(added) > 0 {
+		co.log.Infof("Tables newly selected join the stream: %s", tableList(added))
 	}
 	co.pendingRemovals, co.pendingAdds = nil, nil
 	return nil
@@ -265,7 +288,13 @@ func (co *coordinator) addTable(ctx context.Context, t *tableInfo) error {
 	}); err != nil {
 		return err
 	}
-	co.log.Infof("Table %s joins the stream: %s", t.name.key, describeTable(&entry))
+	// Debug: a discovery or a changed include may add a thousand tables at
+	// once; their callers summarise them at info level.
+	co.log.Debugf("Table %s joins the stream: %s", t.name.key, describeTable(&entry))
+	if entry.Phase == checkpoint.PhaseBinlog {
+		return nil // it reads the next shared window
+	}
+	co.enterRound(t.name.key, snapshot, start != "")
 	if snapshot {
 		co.snaps.start(ctx, t, nil)
 	}
@@ -277,6 +306,7 @@ func (co *coordinator) removeTable(ctx context.Context, key string) error {
 	co.mu.Lock()
 	delete(co.tables, key)
 	co.mu.Unlock()
+	co.leaveRound(key)
 	return co.em.emit(ctx, nil, func(st *checkpoint.State) { st.DropTable(key) })
 }
 

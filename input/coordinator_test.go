@@ -101,11 +101,17 @@ func TestApplyResumeChanges(t *testing.T) {
 	if len(sink.states) != 2 || co.pendingAdds != nil || co.pendingRemovals != nil {
 		t.Fatalf("%d positions emitted, pending %v %v; want one per change, none left", len(sink.states), co.pendingAdds, co.pendingRemovals)
 	}
-	if n := len(e.lines.Lines("WARN", "Table d.gone is in the checkpoint but no longer selected")); n != 1 {
+	if n := len(e.lines.Lines("WARN", "no longer selected or no longer exist leave the stream and the checkpoint: 1 table: d.gone")); n != 1 {
 		t.Errorf("%d warnings about d.gone, want 1", n)
 	}
-	if n := len(e.lines.Lines("INFO", "Table d.b joins the stream: binlog")); n != 1 {
-		t.Errorf("%d join logs for d.b, want 1", n)
+	if n := len(e.lines.Lines("DEBUG", "Table d.gone is in the checkpoint but no longer selected")); n != 1 {
+		t.Errorf("%d debug lines about d.gone, want 1", n)
+	}
+	if n := len(e.lines.Lines("INFO", "Tables newly selected join the stream: 1 table: d.b")); n != 1 {
+		t.Errorf("%d join logs naming d.b, want 1", n)
+	}
+	if n := len(e.lines.Lines("DEBUG", "Table d.b joins the stream: binlog")); n != 1 {
+		t.Errorf("%d debug join logs for d.b, want 1", n)
 	}
 	// A table that vanished between startup and the run stops it.
 	co.pendingAdds = []*tableInfo{{name: newTableName("d", "missing"), c: e.c}}

@@ -2,8 +2,8 @@ package input
 
 import (
 	"context"
-	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
@@ -19,8 +19,22 @@ func (d *discovery) changed() bool {
 	return len(d.added)+len(d.removed)+len(d.recreated)+len(d.skipped) > 0
 }
 
+// String summarises what changed for one line at info level: a discovery
+// may find a thousand new tables at once (a new database, a widened
+// include), so each kind names its first few tables only; every table is
+// named by its own line (a debug line for one that joins, a warning for
+// one that leaves, starts over or is skipped).
 func (d *discovery) String() string {
-	return fmt.Sprintf("added %v, removed %v, recreated %v, skipped %v", d.added, d.removed, d.recreated, d.skipped)
+	var parts []string
+	for _, kind := range []struct {
+		verb  string
+		names []string
+	}{{"added", d.added}, {"removed", d.removed}, {"recreated", d.recreated}, {"skipped", d.skipped}} {
+		if len(kind.names) > 0 {
+			parts = append(parts, kind.verb+" "+tableList(kind.names))
+		}
+	}
+	return strings.Join(parts, "; ")
 }
 
 // discoverer lists the tables again every table_discovery_interval, between
@@ -42,6 +56,11 @@ func (d *discoverer) due() bool {
 func (d *discoverer) run(ctx context.Context) error {
 	defer func() { d.last = time.Now() }() // the interval runs from the end
 	co := d.co
+	co.round = newJoinRound(co.log)
+	defer func() {
+		co.round.seal()
+		co.round = nil
+	}()
 	cands, err := co.cat.candidates(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -58,6 +77,7 @@ func (d *discoverer) run(ctx context.Context) error {
 			return err
 		}
 	}
+	co.skipped.warn(found.skipped)
 	co.skipped.forgetUnlisted(listed)
 	var gone []string
 	for _, key := range co.followedKeys() {

@@ -210,7 +210,7 @@ func TestDiscoveryNotesNewTabletsAndAdmitsAFixedTable(t *testing.T) {
 	if n := r.co.skipped.count(); n != 0 {
 		t.Fatalf("d.plain joined but is still counted as skipped (%d)", n)
 	}
-	if n := len(r.lines.Lines("INFO", "Table discovery: added [d.plain]")); n != 1 {
+	if n := len(r.lines.Lines("INFO", "Table discovery: added 1 table: d.plain")); n != 1 {
 		t.Fatalf("%d discovery logs naming d.plain as added, want 1", n)
 	}
 }

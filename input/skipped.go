@@ -1,6 +1,7 @@
 package input
 
 import (
+	"slices"
 	"sync"
 
 	"github.com/redpanda-data/benthos/v4/public/service"
@@ -20,8 +21,8 @@ func newSkippedTables(log *service.Logger) *skippedTables {
 	return &skippedTables{log: log, why: map[string]string{}}
 }
 
-// note records a skipped table; it reports true the first time, when it
-// warns.
+// note records a skipped table; it reports true the first time, when the
+// table is to be warned about (warn).
 func (s *skippedTables) note(key, why string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -29,8 +30,28 @@ func (s *skippedTables) note(key, why string) bool {
 		return false
 	}
 	s.why[key] = why
-	s.log.Warnf("Skipping table %s: %s. It is checked again at each table discovery", key, why)
 	return true
+}
+
+// warn warns about the tables one listing newly skipped. An include may
+// match hundreds of tables that cannot be followed (none with a row
+// binlog, say), so the first listedTables are warned about with their
+// reasons, the rest in one summary line, each of them with its reason at
+// debug level.
+func (s *skippedTables) warn(keys []string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sorted := slices.Sorted(slices.Values(keys))
+	for i, key := range sorted {
+		if i < listedTables {
+			s.log.Warnf("Skipping table %s: %s. It is checked again at each table discovery", key, s.why[key])
+		} else {
+			s.log.Debugf("Skipping table %s: %s. It is checked again at each table discovery", key, s.why[key])
+		}
+	}
+	if rest := sorted[min(len(sorted), listedTables):]; len(rest) > 0 {
+		s.log.Warnf("Skipping more tables that cannot be followed either, each checked again at each table discovery (why each is skipped is logged at debug level): %s", tableList(rest))
+	}
 }
 
 // clear forgets a table that can be followed now.

@@ -27,13 +27,20 @@ func newSnapshots(co *coordinator) *snapshots {
 }
 
 // startPending starts the snapshot of every table the position has in its
-// snapshot phase.
+// snapshot phase, counted into the coordinator's open round.
 func (s *snapshots) startPending(ctx context.Context) {
 	co := s.co
-	for _, t := range co.phaseTables(checkpoint.PhaseSnapshot) {
-		var done []int64
-		co.em.view(func(st *checkpoint.State) { done = st.Tables[t.name.key].DoneTablets })
-		s.start(ctx, t, done)
+	pending := co.phaseTables(checkpoint.PhaseSnapshot)
+	dones := make([][]int64, len(pending))
+	for i, t := range pending {
+		var start string
+		co.em.view(func(st *checkpoint.State) {
+			dones[i], start = st.Tables[t.name.key].DoneTablets, st.Tables[t.name.key].Start
+		})
+		co.enterRound(t.name.key, true, start != "")
+	}
+	for i, t := range pending {
+		s.start(ctx, t, dones[i])
 	}
 }
 
@@ -98,7 +105,7 @@ func (s *snapshots) read(ctx context.Context, t *tableInfo, done []int64) error 
 	splitsDone := total - pendingSplits(todo)
 	co.m.splitsTotal.Set(int64(total), key)
 	co.m.splitsDone.Set(int64(splitsDone), key)
-	co.log.Infof("Snapshot of %s: %d splits of %d tablet(s) at most, %d already done, reading %d in %d queries, %d at a time",
+	co.log.Debugf("Snapshot of %s: %d splits of %d tablet(s) at most, %d already done, reading %d in %d queries, %d at a time",
 		key, total, co.conf.RequestTabletSize, splitsDone, total-splitsDone, len(todo), co.conf.MaxParallelSnapshotSplits)
 	co.refreshTableGauges()
 
@@ -160,7 +167,15 @@ func (s *snapshots) finish(ctx context.Context, key string, splits int) error {
 	if err != nil {
 		return err
 	}
-	co.log.Infof("Snapshot of %s finished (%d splits); next phase: %s", key, splits, next)
+	co.log.Debugf("Snapshot of %s finished (%d splits); next phase: %s", key, splits, next)
+	co.roundOf(key).snapshotDone(key, splits)
+	switch next {
+	case checkpoint.PhaseCatchUp:
+	case "": // dropped meanwhile
+		co.leaveRound(key)
+	default:
+		co.joinedRound(key)
+	}
 	co.refreshTableGauges()
 	return nil
 }

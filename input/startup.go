@@ -100,7 +100,8 @@ func (s *startup) loadCommitted(ctx context.Context) (*checkpoint.State, error) 
 		}
 	}
 	s.log.Infof("Resuming from the checkpoint in cache %s (key %s: %s); scan_mode %s and scan_timestamp are ignored while a checkpoint exists",
-		s.conf.CheckpointCache, s.conf.CheckpointKey, describeState(st), s.conf.ScanMode)
+		s.conf.CheckpointCache, s.conf.CheckpointKey, summarizeState(st), s.conf.ScanMode)
+	logTablesAtDebug(s.log, st, "in the checkpoint")
 	if err := s.planned.restore(st); err != nil {
 		return nil, err
 	}
@@ -184,7 +185,8 @@ func (s *startup) freshStart(ctx context.Context, sp *startPoint) (*checkpoint.S
 			return nil, fmt.Errorf("saving the stream start to checkpoint_cache %s: %w", s.conf.CheckpointCache, err)
 		}
 	}
-	s.log.Infof("Starting with scan_mode %s: %s", s.conf.ScanMode, describeState(st))
+	s.log.Infof("Starting with scan_mode %s: %s", s.conf.ScanMode, summarizeState(st))
+	logTablesAtDebug(s.log, st, "at the start")
 	return st, nil
 }
 
@@ -216,13 +218,17 @@ func (s *startup) admitAll(ctx context.Context, resuming bool, skipped *skippedT
 		return nil, err
 	}
 	var out []*tableInfo
+	var newlySkipped []string
 	for i, name := range names {
 		if problems[i] != "" {
-			skipped.note(name.key, problems[i])
+			if skipped.note(name.key, problems[i]) {
+				newlySkipped = append(newlySkipped, name.key)
+			}
 			continue
 		}
 		out = append(out, admitted[i])
 	}
+	skipped.warn(newlySkipped)
 	if len(out) == 0 && !s.conf.Selection.byPattern() {
 		return nil, fmt.Errorf("no table to read")
 	}

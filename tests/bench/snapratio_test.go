@@ -26,7 +26,7 @@ import (
 // max_parallel_snapshot_splits (default 2) and BENCH_MANY_TABLET_SIZE its
 // request_tablet_size (default: the input's), BENCH_MANY_MODE its
 // scan_mode (default initial; snapshot has no wait for the next whole Doris
-// second); BENCH_MANY_LOG=1 logs row m's run at INFO level and reports when
+// second); BENCH_MANY_LOG=1 logs row m's run at DEBUG level and reports when
 // its first table starts (BENCH_MANY_LOG_ALL=1 prints every line);
 // BENCH_GCTRACE=1 traces the collections of the narrow runs.
 func TestSnapshotRatioBench(t *testing.T) {
@@ -218,8 +218,9 @@ func runManySnapshotIn(t *testing.T, ctx context.Context, s *sim, mode string, a
 	cfg := multiConfig(s, manyInclude, addr, extra...)
 	var onLine func(string, time.Time)
 	if os.Getenv("BENCH_MANY_LOG") == "1" {
-		// The start-up timeline: the log lines with the time since the start.
-		cfg = strings.Replace(cfg, quietTail, "logger:\n  level: INFO\n", 1)
+		// The start-up timeline: the log lines with the time since the start
+		// (debug: each table's snapshot start is a debug line).
+		cfg = strings.Replace(cfg, quietTail, "logger:\n  level: DEBUG\n", 1)
 		began := time.Now()
 		var first time.Duration
 		onLine = func(line string, at time.Time) {

@@ -6,7 +6,8 @@ import (
 )
 
 // The log lines the suite reads, all here so that a change of wording
-// touches one place.
+// touches one place. The join and catch-up lines are at debug level (the
+// input sums tables up at info level), which the runs log at.
 var (
 	// joinLine: a table that joined a running stream, with its own start.
 	joinLine = `Table %s joins the stream: snapshot, \d+ tablets done, its binlog from (\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)`

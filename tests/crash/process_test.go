@@ -45,7 +45,9 @@ const discoveryInterval = "2s"
 func (pc *pipelineConf) configYAML(outPath string) string {
 	var b strings.Builder
 	b.WriteString("http:\n  enabled: false\n")
-	b.WriteString("logger:\n  level: INFO\n  format: logfmt\n  add_timestamp: true\n")
+	// Debug: the lines the suite reads about a late table (logs_test.go)
+	// name one table each, which the input logs at debug level only.
+	b.WriteString("logger:\n  level: DEBUG\n  format: logfmt\n  add_timestamp: true\n")
 	b.WriteString("shutdown_timeout: 30s\n")
 	b.WriteString("input:\n")
 	fmt.Fprintf(&b, `  doris_binlog:

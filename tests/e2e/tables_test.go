@@ -198,7 +198,7 @@ func TestTableCreatedMidRunJoins(t *testing.T) {
 	if reads == 0 {
 		t.Fatal("the new table was not snapshotted")
 	}
-	if len(logs.Lines(slog.LevelInfo, "Table discovery: added [join.late]")) != 1 {
+	if len(logs.Lines(slog.LevelInfo, "Table discovery: added 1 table: join.late")) != 1 {
 		t.Fatalf("want one discovery line naming join.late\n%s", logs.All())
 	}
 	if errs := logs.Lines(slog.LevelError, ""); len(errs) != 0 {
