@@ -51,7 +51,7 @@ func TestLateTableCatchUpInSharedPartition(t *testing.T) {
 	// finishes before the chain reaches its start and joins directly.)
 	proxy := harness.StartFEProxy(t, srv.HTTPAddr())
 	proxy.Rewrite(func(path string, status int, body []byte) (int, []byte) {
-		if strings.HasSuffix(path, "/d/late/_query_plan") && len(logs.Lines(slog.LevelInfo, "Table d.late joins the stream")) > 0 {
+		if strings.HasSuffix(path, "/d/late/_query_plan") && len(logs.Lines(slog.LevelDebug, "Table d.late joins the stream")) > 0 {
 			time.Sleep(2500 * time.Millisecond)
 		}
 		return status, body
@@ -80,7 +80,7 @@ func TestLateTableCatchUpInSharedPartition(t *testing.T) {
 	// joined the chain.
 	const createAt = 3
 	var lateIDs []int64
-	caughtUp := func() bool { return len(logs.Lines(slog.LevelInfo, "Table d.late caught up")) > 0 }
+	caughtUp := func() bool { return len(logs.Lines(slog.LevelDebug, "Table d.late caught up")) > 0 }
 	deadline := time.Now().Add(25 * time.Second)
 	for step, after := 0, 0; after < 4; step++ {
 		if time.Now().After(deadline) {
@@ -184,7 +184,7 @@ var lateJoin = regexp.MustCompile(`Table d\.late joins the stream: .*its binlog 
 // when it found the table: its changes from then on are binlog changes.
 func lateBinlogStart(t *testing.T, logs *harness.LogCapture) int64 {
 	t.Helper()
-	for _, l := range logs.Lines(slog.LevelInfo, "Table d.late joins the stream") {
+	for _, l := range logs.Lines(slog.LevelDebug, "Table d.late joins the stream") {
 		if m := lateJoin.FindStringSubmatch(l.Text); m != nil {
 			ms, err := doris.ParseUTCWindowBound(m[1])
 			if err != nil {
