@@ -36,6 +36,11 @@ type coordinator struct {
 	// discovery) brings in; nil between events. Only the run's own
 	// goroutine sets and reads it.
 	round *joinRound
+	// eventStart is the binlog start that the tables one event adds share
+	// (beginEvent to endEvent): found together, they catch up together, in
+	// one merged read, and a discovery of a thousand tables does not wait a
+	// Doris second for each.
+	eventStart *bound
 
 	mu      sync.Mutex
 	tables  map[string]*tableInfo
@@ -96,7 +101,7 @@ func (co *coordinator) produce(ctx context.Context, run *delivery.Run[*checkpoin
 	defer co.snaps.wait()
 	// The stored position's snapshots first: a table added just below
 	// starts its own, and must not be started twice.
-	co.round = newJoinRound(co.log)
+	co.beginEvent()
 	co.snaps.startPending(ctx)
 	for _, t := range co.phaseTables(checkpoint.PhaseCatchUp) {
 		co.enterRound(t.name.key, false, true)
@@ -105,8 +110,7 @@ func (co *coordinator) produce(ctx context.Context, run *delivery.Run[*checkpoin
 		co.stopSnapshots(cancel, err)
 		return run.Settle(err)
 	}
-	co.round.seal()
-	co.round = nil
+	co.endEvent()
 	co.refreshTableGauges()
 	if co.start.Stream == nil {
 		co.snaps.wait()
@@ -274,7 +278,7 @@ func (co *coordinator) addTable(ctx context.Context, t *tableInfo) error {
 	t.notePartitions(ctx)
 	snapshot, start := co.conf.HasSnapshotPhase(), ""
 	if snapshot && co.conf.HasBinlogPhase() {
-		ts, err := nextWholeSecond(ctx, co.clock)
+		ts, err := co.newTableStart(ctx)
 		if err != nil {
 			return fmt.Errorf("resolving the binlog start of new table %s: %w", t.name.key, err)
 		}
@@ -299,6 +303,39 @@ func (co *coordinator) addTable(ctx context.Context, t *tableInfo) error {
 		co.snaps.start(ctx, t, nil)
 	}
 	return nil
+}
+
+// beginEvent starts an event that may add tables: the run's start or a
+// discovery.
+func (co *coordinator) beginEvent() {
+	co.round = newJoinRound(co.log)
+	co.eventStart = nil
+}
+
+// endEvent ends it: its round may log its end, and the next event's tables
+// get a start of their own.
+func (co *coordinator) endEvent() {
+	co.round.seal()
+	co.round, co.eventStart = nil, nil
+}
+
+// newTableStart is where a new table's own binlog begins: the next whole
+// Doris second, shared by every table of the event. A table added later in
+// the event has its snapshot read later after that start, so more of its
+// changes may come in both (as a change during a snapshot's read may);
+// none is lost, since the start precedes its snapshot.
+func (co *coordinator) newTableStart(ctx context.Context) (bound, error) {
+	if co.eventStart != nil {
+		return *co.eventStart, nil
+	}
+	ts, err := nextWholeSecond(ctx, co.clock)
+	if err != nil {
+		return ts, err
+	}
+	if co.round != nil {
+		co.eventStart = &ts
+	}
+	return ts, nil
 }
 
 // removeTable drops a table from the stream and the checkpoint.

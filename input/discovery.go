@@ -56,11 +56,8 @@ func (d *discoverer) due() bool {
 func (d *discoverer) run(ctx context.Context) error {
 	defer func() { d.last = time.Now() }() // the interval runs from the end
 	co := d.co
-	co.round = newJoinRound(co.log)
-	defer func() {
-		co.round.seal()
-		co.round = nil
-	}()
+	co.beginEvent()
+	defer co.endEvent()
 	cands, err := co.cat.candidates(ctx)
 	if err != nil {
 		if ctx.Err() != nil {

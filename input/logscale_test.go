@@ -41,8 +41,6 @@ func TestLogsNameAFewTablesAboveDebugAndEveryTableAtDebug(t *testing.T) {
 		}
 		return stmts
 	}
-	// A discovery adds its tables one a second (each starts its binlog at
-	// the next whole Doris second), so the later sets are smaller.
 	first, plain, found, gone, added := names("t", 40), names("p", 7), names("n", 8), names("t", 7), names("m", 7)
 	stmts := append([]string{"CREATE DATABASE d"}, create(first, binlogDDL)...)
 	stmts = append(stmts, create(plain, plainDDL)...)
