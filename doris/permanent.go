@@ -36,13 +36,19 @@ func Permanent(err error) error {
 // IsPermanent reports whether trying err's operation again cannot fix it:
 // an error in its chain says so by a method Permanent() bool, or the
 // operating system refused a file for good (no permission, a read-only
-// file system, a name too long), as a file cache's writes may be.
+// file system, a name too long), as a file cache's writes may be. Only a
+// file operation's error counts: a connection refused with EPERM by a
+// firewall rule is a network failure, which may pass.
 func IsPermanent(err error) bool {
 	var p interface{ Permanent() bool }
 	if errors.As(err, &p) && p.Permanent() {
 		return true
 	}
-	return errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS) || errors.Is(err, syscall.ENAMETOOLONG)
+	var pe *fs.PathError
+	if !errors.As(err, &pe) {
+		return false
+	}
+	return errors.Is(pe.Err, fs.ErrPermission) || errors.Is(pe.Err, syscall.EROFS) || errors.Is(pe.Err, syscall.ENAMETOOLONG)
 }
 
 // unmarkPermanent removes the mark at the top of err. A retry loop over

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net"
+	"os"
 	"syscall"
 	"testing"
 
@@ -48,6 +50,12 @@ func TestPermanentFileErrors(t *testing.T) {
 	}
 	if IsPermanent(&fs.PathError{Op: "write", Path: "/ckpt", Err: syscall.ENOSPC}) {
 		t.Error("a full disk may be freed: it must be retried")
+	}
+	// A firewall refusing a connection says EPERM too; the network may
+	// let it through later.
+	refused := &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.EPERM)}
+	if IsPermanent(fmt.Errorf("GET /api/tso: %w", refused)) {
+		t.Errorf("%v is a network failure, not a permanent one", refused)
 	}
 }
 
