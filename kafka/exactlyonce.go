@@ -164,10 +164,11 @@ func (e *exactlyOnce) loadTails(ctx context.Context, recs []record) error {
 	if len(missing) == 0 {
 		return nil
 	}
-	if err := e.waitStable(ctx, missing); err != nil {
+	ends, err := e.waitStable(ctx, missing)
+	if err != nil {
 		return fmt.Errorf("exactly_once: %w", err)
 	}
-	got, err := readTails(ctx, e.cfg, e.cl, missing)
+	got, err := readTails(ctx, e.cfg, e.cl, missing, ends)
 	for tp, t := range got {
 		e.tails[tp] = t
 		if t.pos != nil {
@@ -201,6 +202,8 @@ func (e *exactlyOnce) filter(recs []record) ([]*kgo.Record, map[topicPartition]t
 			keep = append(keep, r.rec)
 			if r.pos != nil {
 				t = tail{pos: r.pos, null: r.rec.Value == nil}
+			} else {
+				t.stamp(r.rec)
 			}
 		} else {
 			dropped++
@@ -213,6 +216,8 @@ func (e *exactlyOnce) filter(recs []record) ([]*kgo.Record, map[topicPartition]t
 				keep = append(keep, r.tomb)
 				if r.pos != nil {
 					t = tail{pos: r.pos, null: true}
+				} else {
+					t.stamp(r.tomb)
 				}
 			}
 		}

@@ -21,8 +21,11 @@ var stableBackoff = doris.BackoffPolicy{Base: 50 * time.Millisecond, Max: time.S
 // it would be missed, and written again. So the wait goes on until the last
 // stable offset reaches the high watermark seen first. Each waiting
 // partition is logged once; running out of time is an error that names the
-// partitions, and the write is tried again.
-func (e *exactlyOnce) waitStable(ctx context.Context, tps []topicPartition) error {
+// partitions, and the write is tried again. It returns, per partition, the
+// high watermark the last stable offset reached: every record this writer
+// committed lies below it, so the tail is searched below it, whatever other
+// producers open above it meanwhile.
+func (e *exactlyOnce) waitStable(ctx context.Context, tps []topicPartition) (map[topicPartition]int64, error) {
 	ctx, cancel := context.WithTimeout(ctx, e.cfg.timeout)
 	defer cancel()
 	var topics []string
@@ -39,26 +42,28 @@ func (e *exactlyOnce) waitStable(ctx context.Context, tps []topicPartition) erro
 		err = ends.Error()
 	}
 	if err != nil {
-		return fmt.Errorf("high watermarks of %v: %w", topics, err)
+		return nil, fmt.Errorf("high watermarks of %v: %w", topics, err)
 	}
 	began := time.Now()
 	waiting := map[topicPartition]string{}
+	reached := make(map[topicPartition]int64, len(tps))
 	for attempt := 1; ; attempt++ {
 		stable, err := adm.ListCommittedOffsets(ctx, topics...)
 		if err == nil {
 			err = stable.Error()
 		}
 		if err != nil {
-			return fmt.Errorf("last stable offsets of %v: %w", topics, err)
+			return nil, fmt.Errorf("last stable offsets of %v: %w", topics, err)
 		}
 		var behind []string
 		for _, tp := range tps {
 			h, ok1 := ends.Lookup(tp.topic, tp.partition)
 			s, ok2 := stable.Lookup(tp.topic, tp.partition)
 			if !ok1 || !ok2 {
-				return fmt.Errorf("partition %s: no offsets answered", tp)
+				return nil, fmt.Errorf("partition %s: no offsets answered", tp)
 			}
 			if s.Offset >= h.Offset {
+				reached[tp] = h.Offset
 				continue
 			}
 			what := fmt.Sprintf("%s (last stable offset %d, high watermark %d)", tp, s.Offset, h.Offset)
@@ -73,10 +78,10 @@ func (e *exactlyOnce) waitStable(ctx context.Context, tps []topicPartition) erro
 			if len(waiting) > 0 {
 				e.log.Infof("kafka_franz: the open transactions ended after %s; reading the tails", time.Since(began).Round(time.Millisecond))
 			}
-			return nil
+			return reached, nil
 		}
 		if err := stableBackoff.Sleep(ctx, attempt); err != nil {
-			return fmt.Errorf("the tail read of %v waited %s for open transactions to end (timeout %s): "+
+			return nil, fmt.Errorf("the tail read of %v waited %s for open transactions to end (timeout %s): "+
 				"below the last stable offset it could miss records this output committed after them: %w",
 				behind, time.Since(began).Round(time.Millisecond), e.cfg.timeout, err)
 		}

@@ -82,12 +82,21 @@ func partitionCount(ctx context.Context, cl *kgo.Client, topic string, autoCreat
 	}
 }
 
-// readTails finds this writer's tail in each partition; on an error, it
-// returns those found so far.
-func readTails(ctx context.Context, c *config, cl *kgo.Client, tps []topicPartition) (map[topicPartition]tail, error) {
+// readTails finds this writer's tail in each partition, below the end
+// offset waitStable settled for it; on an error, it returns those found so
+// far.
+func readTails(ctx context.Context, c *config, cl *kgo.Client, tps []topicPartition, ends map[topicPartition]int64) (map[topicPartition]tail, error) {
 	out := make(map[topicPartition]tail, len(tps))
 	for _, tp := range tps {
-		t, err := readPartitionTail(ctx, c, cl, tp)
+		end, ok := ends[tp]
+		if !ok {
+			return out, fmt.Errorf("partition %s: no settled end offset", tp)
+		}
+		start, err := startOffset(ctx, c, cl, tp)
+		if err != nil {
+			return out, err
+		}
+		t, err := readTail(ctx, c, tp, start, end)
 		if err != nil {
 			return out, err
 		}
@@ -96,65 +105,34 @@ func readTails(ctx context.Context, c *config, cl *kgo.Client, tps []topicPartit
 	return out, nil
 }
 
-func readPartitionTail(ctx context.Context, c *config, cl *kgo.Client, tp topicPartition) (tail, error) {
-	start, end, err := settledRange(ctx, c, cl, tp)
-	if err != nil {
-		return tail{}, err
-	}
-	return readTail(ctx, c, tp, start, end)
-}
-
-// settledRange returns the partition's start offset and its end (high
-// watermark), checking that no transaction is open below that end: another
-// producer's open transaction holds the last stable offset back, and this
-// writer's records committed after it began would not be read. waitStable
-// has waited for such transactions, with a log line; one opened since then
-// fails this read, and the write loop tries again (waiting again).
-func settledRange(ctx context.Context, c *config, cl *kgo.Client, tp topicPartition) (start, end int64, err error) {
+// startOffset is the partition's first offset.
+func startOffset(ctx context.Context, c *config, cl *kgo.Client, tp topicPartition) (int64, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
-	adm := kadm.NewClient(cl)
-	lookup := func(what string, list func(context.Context, ...string) (kadm.ListedOffsets, error)) (int64, error) {
-		l, err := list(ctx, tp.topic)
-		if err == nil {
-			err = l.Error()
-		}
-		if err != nil {
-			return 0, fmt.Errorf("%s of %s: %w", what, tp.topic, err)
-		}
-		o, ok := l.Lookup(tp.topic, tp.partition)
-		if !ok {
-			return 0, fmt.Errorf("%s of %s: no offset answered", what, tp)
-		}
-		return o.Offset, nil
+	l, err := kadm.NewClient(cl).ListStartOffsets(ctx, tp.topic)
+	if err == nil {
+		err = l.Error()
 	}
-	if start, err = lookup("start offsets", adm.ListStartOffsets); err != nil {
-		return 0, 0, err
-	}
-	if end, err = lookup("end offsets", adm.ListEndOffsets); err != nil {
-		return 0, 0, err
-	}
-	lso, err := lookup("last stable offsets", adm.ListCommittedOffsets)
 	if err != nil {
-		return 0, 0, err
+		return 0, fmt.Errorf("start offsets of %s: %w", tp.topic, err)
 	}
-	if lso < end {
-		return 0, 0, fmt.Errorf("partition %s: a transaction of another producer opened at offset %d (the partition ends at %d) just before the tail read; "+
-			"this writer's records after it cannot be read until it commits or aborts", tp, lso, end)
+	o, ok := l.Lookup(tp.topic, tp.partition)
+	if !ok {
+		return 0, fmt.Errorf("start offsets of %s: no offset answered", tp)
 	}
-	return start, end, nil
+	return o.Offset, nil
 }
 
-// readTail finds this writer's last committed record with a position below
-// end, reading backwards in windows that grow fourfold, down to start or
-// max_tail_scan_records offsets before end. Other writers' records, and
-// this writer's snapshot rows, are skipped.
+// readTail finds the tail that this writer's last committed record below
+// end leaves (ownTail), reading backwards in windows that grow fourfold,
+// down to start or max_tail_scan_records offsets before end. Other
+// writers' records are skipped.
 func readTail(ctx context.Context, c *config, tp topicPartition, start, end int64) (tail, error) {
 	floor := max(start, end-c.tailScan)
 	to := end
 	for window := int64(firstTailWindow); to > start; window *= 4 {
 		if to <= floor {
-			return tail{}, doris.Permanent(fmt.Errorf("partition %s: no record of transactional_id %q among its last %d offsets (%d to %d), where other writers' records or snapshot rows lie; "+
+			return tail{}, doris.Permanent(fmt.Errorf("partition %s: no record of transactional_id %q among its last %d offsets (%d to %d), all other writers'; "+
 				"raise %s to search further back", tp, c.txnID, c.tailScan, floor, end, fieldMaxTailScan))
 		}
 		from := max(floor, to-window)
@@ -163,15 +141,15 @@ func readTail(ctx context.Context, c *config, tp topicPartition, start, end int6
 			return tail{}, err
 		}
 		if rec != nil {
-			where := fmt.Sprintf("partition %s: record at offset %d, written under transactional_id %q,", tp, rec.Offset, c.txnID)
-			pos, err := headerPosition(headerMap(rec), where)
+			t, err := ownTail(rec, fmt.Sprintf("partition %s: record at offset %d, written under transactional_id %q,", tp, rec.Offset, c.txnID))
 			if err != nil {
-				// This writer's own record: its positions are wrong, and
+				// This writer's own record: its headers are wrong, and
 				// guessing where the partition stands could drop or
 				// repeat changes.
 				return tail{}, doris.Permanent(err)
 			}
-			return tail{pos: pos, null: rec.Value == nil, offset: rec.Offset}, nil
+			t.offset = rec.Offset
+			return t, nil
 		}
 		to = from
 	}
@@ -186,25 +164,37 @@ func headerMap(r *kgo.Record) map[string]string {
 	return m
 }
 
-// ownPositioned reports whether r is a data record of this writer with a
-// position (a tso header) that orders it: a catch-up row's does not.
-func ownPositioned(r *kgo.Record, txnID string) bool {
-	var own, positioned, catchUp bool
+// ownRecord reports whether r is a data record of this writer.
+func ownRecord(r *kgo.Record, txnID string) bool {
+	if r.Attrs.IsControl() {
+		return false
+	}
 	for _, h := range r.Headers {
-		switch h.Key {
-		case headerWriter:
-			own = string(h.Value) == txnID
-		case metaTSO:
-			positioned = true
-		case metaPhase:
-			catchUp = string(h.Value) == phaseCatchUp
+		if h.Key == headerWriter {
+			return string(h.Value) == txnID
 		}
 	}
-	return own && positioned && !catchUp && !r.Attrs.IsControl()
+	return false
+}
+
+// ownTail is the tail that this writer's record rec leaves: its own
+// position, or, for a record without one that orders it (a snapshot or
+// catch-up row), the tail it was written after (headerTail).
+func ownTail(rec *kgo.Record, where string) (tail, error) {
+	h := headerMap(rec)
+	if _, has := h[metaTSO]; has && h[metaPhase] != phaseCatchUp {
+		pos, err := headerPosition(h, where)
+		return tail{pos: pos, null: rec.Value == nil}, err
+	}
+	v, ok := h[headerTail]
+	if !ok {
+		return tail{}, fmt.Errorf("%s has neither a position nor the header %s", where, headerTail)
+	}
+	return parseTail(v, where)
 }
 
 // lastOwnRecord reads [from, to) with read_committed and returns the last
-// record of this writer with a position, nil when there is none. Control
+// record of this writer, nil when there is none. Control
 // records are kept so that reading knows when it passed to-1: every offset
 // below the last stable offset is a data record, a transaction marker, an
 // aborted record or one compacted away, and a record at to-1 or after
@@ -220,13 +210,16 @@ func lastOwnRecord(ctx context.Context, c *config, tp topicPartition, from, to i
 		return nil, fmt.Errorf("reader of %s: %w", tp, err)
 	}
 	defer cl.Close()
-	ctx, cancel := context.WithTimeout(ctx, c.timeout)
-	defer cancel()
 	var last *kgo.Record
 	for {
-		fs := cl.PollFetches(ctx)
-		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("reading the records of %s (offsets %d to %d) within timeout %s: %w", tp, from, to, c.timeout, err)
+		// timeout bounds each fetch, not the window: a large window read
+		// slowly but steadily gets through.
+		pctx, cancel := context.WithTimeout(ctx, c.timeout)
+		fs := cl.PollFetches(pctx)
+		perr := pctx.Err()
+		cancel()
+		if perr != nil {
+			return nil, fmt.Errorf("reading the records of %s (offsets %d to %d): nothing came within timeout %s: %w", tp, from, to, c.timeout, perr)
 		}
 		var ferr error
 		fs.EachError(func(_ string, _ int32, err error) { ferr = err })
@@ -239,7 +232,7 @@ func lastOwnRecord(ctx context.Context, c *config, tp topicPartition, from, to i
 				done = true
 				return
 			}
-			if ownPositioned(r, c.txnID) {
+			if ownRecord(r, c.txnID) {
 				last = r
 			}
 			done = r.Offset == to-1

@@ -290,3 +290,83 @@ func TestExactlyOnceWritesCatchUpRows(t *testing.T) {
 		t.Errorf("%d records; want 14", len(recs))
 	}
 }
+
+// This writer's own snapshot rows after its last change, more than
+// max_tail_scan_records of them, do not hide its tail: each carries the
+// tail it was written after (doris_tail), so the search stops at the
+// first record of this writer of any kind.
+func TestExactlyOnceTailBehindManyOwnSnapshotRows(t *testing.T) {
+	c := startCluster(t, kfake.SeedTopics(1, "orders"))
+	const limit = "max_tail_scan_records: 100"
+	o := newOutput(t, c, eoOf("t1", limit))
+	write(t, o, changes(100, 3)...)
+	var rows []*service.Message
+	for i := range 300 {
+		rows = append(rows, snapshotRow(i))
+	}
+	write(t, o, rows...)
+	_ = o.Close(context.Background())
+
+	o2 := newOutput(t, c, eoOf("t1", limit))
+	write(t, o2, changes(100, 5)...) // a replay of 3, then 2 new ones
+	recs := readCommitted(t, c, "orders", 305)
+	wantOnce(t, positions(recs), "shop.orders", 100, 5)
+	if len(recs) != 305 {
+		t.Errorf("%d records; want 305", len(recs))
+	}
+	for _, r := range recs {
+		if header(r, "tso") == "" && header(r, "doris_tail") == "" {
+			t.Fatalf("snapshot row at offset %d carries no %s", r.Offset, "doris_tail")
+		}
+	}
+}
+
+// Another writer sharing the partition that commits transaction after
+// transaction does not keep this one from reading its tail: the search
+// stays below the end offset whose transactions it waited for.
+func TestExactlyOnceTailBesideABusyTransactionalWriter(t *testing.T) {
+	c := startCluster(t, kfake.SeedTopics(1, "orders"))
+	o := newOutput(t, c, eoYAML)
+	write(t, o, changes(100, 3)...)
+	_ = o.Close(context.Background())
+
+	other, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...), kgo.TransactionalID("busy"), kgo.DefaultProduceTopic("orders"),
+		kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	busyCtx, stopBusy := context.WithCancel(context.Background())
+	busy := make(chan int)
+	go func() {
+		n := 0
+		defer func() { busy <- n }()
+		for busyCtx.Err() == nil {
+			if other.BeginTransaction() != nil {
+				return
+			}
+			_ = other.ProduceSync(busyCtx, &kgo.Record{Value: []byte(`{"busy":1}`)}).FirstErr()
+			time.Sleep(20 * time.Millisecond) // a transaction is open nearly all the time
+			if other.EndTransaction(context.Background(), kgo.TryCommit) != nil {
+				return
+			}
+			n++
+		}
+	}()
+	defer func() {
+		stopBusy()
+		<-busy
+	}()
+	o2 := newOutput(t, c, eoYAML)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := o2.WriteBatch(ctx, service.MessageBatch(changes(100, 5))); err != nil {
+		t.Fatalf("writing beside a busy transactional writer: %v", err)
+	}
+	stopBusy()
+	n := <-busy
+	busy = make(chan int, 1)
+	busy <- n
+	recs := readCommitted(t, c, "orders", 5+n)
+	wantOnce(t, positions(recs), "shop.orders", 100, 5)
+}
