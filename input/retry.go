@@ -84,8 +84,7 @@ func (rt *windowRetry) classify(err error, part window) (retryStep, error) {
 	case isQueryTimeout(err) || limit == flight.QueryMemory:
 		return rt.tooLarge(err, part)
 	case isOutputHeld(err):
-		return rt.sameFirst(err, part, "Doris's query_timeout, used up while the output held the query",
-			"Raise Doris's query_timeout (SET GLOBAL query_timeout) or find what slows the output")
+		return rt.outputHeld(err, part)
 	case limit == flight.MemoryPressure:
 		return rt.sameFirst(err, part, limit.String(), "Check the memory of the Doris BEs (their be.INFO names what used it)")
 	case limit == flight.Memory:
@@ -143,6 +142,19 @@ func (rt *windowRetry) sameFirst(err error, part window, cause, remedy string) (
 	return retryStep{}, fatalf("binlog window [%s, %s) of %s failed on %s %d times in a row (request_retries %d), even as a single second: %v. "+
 		"%s, and restart; the checkpoint stays before the window",
 		part.start, part.end, rt.table, cause, rt.sameFailures, rt.conf.Retries, err, remedy)
+}
+
+// outputHeld handles Doris's query_timeout used up while the reader held
+// the query for a slow output: the output's doing, not the part's size, so
+// the same part is read again with backoff for as long as it happens,
+// never halved (its halves would be held as long) and never fatal; a stuck
+// output is the output's to report. Each attempt is logged with the remedy.
+func (rt *windowRetry) outputHeld(err error, part window) (retryStep, error) {
+	wait := rt.bo.next()
+	rt.log.Warnf("Reading binlog window [%s, %s) of %s: Doris's query_timeout ended the query while the output held it; reading the same window again in %s. "+
+		"Raise Doris's query_timeout (SET GLOBAL query_timeout) or find what slows the output: %v",
+		part.start, part.end, rt.table, wait.Round(time.Millisecond), err)
+	return retryStep{wait: wait}, nil
 }
 
 // splitWindow halves [start, end) at a whole second, the precision of

@@ -451,3 +451,20 @@ func TestClassifyOwnMemLimitSplitsAtOnce(t *testing.T) {
 		t.Fatalf("step %+v, err %v; want an immediate split", step, err)
 	}
 }
+
+// Doris's query_timeout used up while a slow output held the query is the
+// output's doing: however often it repeats, the same window is read again,
+// never halved (halves would be held as long) and never fatal.
+func TestOutputHeldTimeoutNeverSplitsOrStops(t *testing.T) {
+	rt, _ := testRetry(t)
+	held := &outputHeldError{waited: time.Second, held: time.Minute, err: flightText("(10.0.0.1)[TIMEOUT]query is timeout")}
+	for i := range 4 * rt.conf.Retries {
+		step, err := rt.classify(held, rt.w)
+		if err != nil || step.split {
+			t.Fatalf("attempt %d: split %v, error %v; want the same window again", i+1, step.split, err)
+		}
+		if step.wait <= 0 {
+			t.Fatalf("attempt %d: no wait before reading again", i+1)
+		}
+	}
+}

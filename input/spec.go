@@ -253,8 +253,9 @@ func requestFields() []*service.ConfigField {
 		service.NewIntField(fieldRetries).
 			Description("Attempts per FE REST request, and per snapshot split. " +
 				"Also how many times in a row a binlog window (or a piece of one) is read, with a 1–30 s backoff between attempts, when Doris refuses it for a reason that passes: " +
-				"memory pressure on the backend (`Process memory not enough`, `Allocator sys memory check failed`, a workload group's limit), a `MEM_LIMIT_EXCEEDED` that does not say whose limit, or Doris's `query_timeout` used up while a slow output held the query. " +
-				"Each attempt is logged with its cause. After that many the window is read as two consecutive halves: Doris's memory GC cancels the largest queries first, and a half needs less. A one-second piece refused that many times stops the input.").
+				"memory pressure on the backend (`Process memory not enough`, `Allocator sys memory check failed`, a workload group's limit), or a `MEM_LIMIT_EXCEEDED` that does not say whose limit. " +
+				"Each attempt is logged with its cause. After that many the window is read as two consecutive halves: Doris's memory GC cancels the largest queries first, and a half needs less. A one-second piece refused that many times stops the input. " +
+				"Doris's `query_timeout` used up while a slow output held the query is not counted: that window is read again, with the same backoff, for as long as it happens.").
 			Default(3).Advanced().
 			LintRule(minIntLint(fieldRetries)),
 		service.NewDurationField(fieldConnectTimeout).
