@@ -182,7 +182,9 @@ func (r *reader) endRun(run *delivery.Run[*checkpoint.State]) error {
 	case errors.Is(err, context.Canceled):
 		return service.ErrNotConnected
 	}
-	if isFatal(r.noteFatal(err)) {
+	// A permanent error stops the input too: reconnecting would read the
+	// same rows again (ones the merge could not convert, say) for ever.
+	if doris.IsPermanent(r.noteFatal(err)) {
 		return err
 	}
 	r.log.Warnf("Reading stopped, reconnecting: %v", err)
@@ -192,7 +194,7 @@ func (r *reader) endRun(run *delivery.Run[*checkpoint.State]) error {
 // noteFatal records errors that no reconnect can fix, so that Benthos keeps
 // reporting them instead of reading on.
 func (r *reader) noteFatal(err error) error {
-	if isFatal(err) {
+	if doris.IsPermanent(err) {
 		r.fatal = err
 		r.log.Errorf("%v", err)
 	}

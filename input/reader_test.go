@@ -3,12 +3,14 @@ package input
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/redpanda-data/benthos/v4/public/service"
 
+	"github.com/rpconnect-doris/rpconnect-doris/doris"
 	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
 	"github.com/rpconnect-doris/rpconnect-doris/input/delivery"
 	"github.com/rpconnect-doris/rpconnect-doris/tests/dorissim"
@@ -163,6 +165,7 @@ func TestReaderEndRun(t *testing.T) {
 	log, lines := captureLogger(t)
 	stopped := errors.New("flight session lost")
 	fatal := fatalf("binlog expired")
+	unconvertible := fmt.Errorf("binlog window of d.t: %w", doris.Permanent(errors.New("row 3 of d.t: malformed Arrow data")))
 	for _, tc := range []struct {
 		name   string
 		cause  error
@@ -175,6 +178,9 @@ func TestReaderEndRun(t *testing.T) {
 		{"cancelled", context.Canceled, service.ErrNotConnected, false, ""},
 		{"failed", stopped, service.ErrNotConnected, false, "Reading stopped, reconnecting: flight session lost"},
 		{"fatal", fatal, fatal, true, ""},
+		// Rows the merge could not convert: reconnecting reads them again,
+		// so the input stops, naming them, rather than loop for ever.
+		{"permanent", unconvertible, unconvertible, true, ""},
 	} {
 		del, err := delivery.New(delivery.Options[*checkpoint.State]{Limit: 1, Equal: checkpoint.Equal,
 			Save: func(context.Context, *checkpoint.State) error { return nil }})
