@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/rpconnect-doris/rpconnect-doris/tests/dorissim"
+	"github.com/rpconnect-doris/rpconnect-doris/tests/dorissim/connpool"
 )
 
 func main() {
@@ -34,6 +35,10 @@ func run(args []string) int {
 	timeZone := fs.String("time-zone", "", "the FE's global time_zone: an IANA name (America/New_York) or an offset (+08:00); default: the host's zone (TZ, else /etc/localtime), as a Doris FE starts")
 	pprofAddr := fs.String("pprof", "", "address to serve Go's /debug/pprof on, for profiling the simulator in benchmarks (e.g. 127.0.0.1:6061); off by default")
 	clockStart := fs.String("clock-start", "", "RFC 3339 instant the simulator clock starts at, then runs at normal speed (e.g. 2026-11-01T05:59:30Z)")
+	qeMaxConn := fs.Int("qe-max-connection", connpool.DefaultMaxConnections, "qe_max_connection: the most MySQL connections and Arrow Flight SQL sessions the FE holds at once")
+	flightMaxConn := fs.Int("arrow-flight-max-connections", -1, "arrow_flight_max_connections: the most Arrow Flight SQL sessions among them; negative: half of -qe-max-connection")
+	userMaxConn := fs.Int("max-user-connections", connpool.DefaultUserMaxConnections, "max_user_connections of the user until SET PROPERTY changes it (1..10000)")
+	waitTimeout := fs.Duration("wait-timeout", connpool.DefaultWaitTimeout, "wait_timeout: a connection or Flight session idle for longer is ended")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -57,6 +62,8 @@ func run(args []string) int {
 		Host: *host, HTTPPort: *httpPort, MySQLPort: *mysqlPort, FlightPort: *flightPort, BEFlightPort: *beFlightPort,
 		User: *user, Password: *password, VisibleWaitTimeout: *visibleWait, Demo: *demo, Logf: logger.Printf,
 		TimeZone: *timeZone, ClockStart: start,
+		QEMaxConnection: *qeMaxConn, ArrowFlightMaxConnections: *flightMaxConn, MaxUserConnections: *userMaxConn,
+		WaitTimeout: *waitTimeout,
 	})
 	cancel()
 	if err != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/go-sql-driver/mysql"
 )
 
 var readyLine = regexp.MustCompile(`^dorissim ready http=127\.0\.0\.1:\d+ mysql=127\.0\.0\.1:\d+ flight=127\.0\.0\.1:\d+ be_flight=127\.0\.0\.1:\d+$`)
@@ -171,6 +174,7 @@ func TestBadClockStartAndTimeZone(t *testing.T) {
 	}{
 		{[]string{"--clock-start", "2026-11-01 05:59:30"}, 2, "--clock-start must be an RFC 3339 instant"},
 		{[]string{"--time-zone", "Mars/Olympus"}, 1, "Unknown or incorrect time zone: 'Mars/Olympus'"},
+		{[]string{"--max-user-connections", "10001"}, 1, "max_user_connections is not valid, must between 1 and 10000"},
 	} {
 		args := append([]string{"--http-port", "0", "--mysql-port", "0", "--flight-port", "0", "--be-flight-port", "0"}, tc.args...)
 		out, err := exec.CommandContext(ctx, binary(t, ctx), args...).CombinedOutput()
@@ -178,5 +182,49 @@ func TestBadClockStartAndTimeZone(t *testing.T) {
 		if !errors.As(err, &ee) || ee.ExitCode() != tc.code || !strings.Contains(string(out), tc.msg) {
 			t.Errorf("%v: exit %v, output %s; want exit %d with %q", tc.args, err, out, tc.code, tc.msg)
 		}
+	}
+}
+
+// TestConnectionLimitFlags starts the binary with a user limit of 2 and an
+// FE limit of 3: the user's third MySQL connection is refused with the
+// limits the flags set.
+func TestConnectionLimitFlags(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, binary(t, ctx), "--http-port", "0", "--mysql-port", "0", "--flight-port", "0",
+		"--be-flight-port", "0", "--password", "pw", "--max-user-connections", "2", "--qe-max-connection", "3")
+	cmd.Stderr = os.Stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		_ = cmd.Wait()
+	}()
+	sc := bufio.NewScanner(stdout)
+	if !sc.Scan() || !readyLine.MatchString(sc.Text()) {
+		t.Fatalf("ready line %q: %v", sc.Text(), sc.Err())
+	}
+	mysqlAddr := strings.TrimPrefix(strings.Fields(sc.Text())[3], "mysql=")
+	db, err := sql.Open("mysql", "root:pw@tcp("+mysqlAddr+")/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for i := range 2 {
+		conn, err := db.Conn(ctx)
+		if err != nil {
+			t.Fatalf("connection %d: %v", i+1, err)
+		}
+		defer conn.Close()
+	}
+	_, err = db.Conn(ctx)
+	var me *mysql.MySQLError
+	if !errors.As(err, &me) || me.Number != 1203 || me.Message != "Reach limit of connections. Total: 3, User: 2, Current: 2" {
+		t.Fatalf("third connection: %v, want error 1203 naming Total 3 and User 2", err)
 	}
 }

@@ -1,7 +1,6 @@
 package flight
 
 import (
-	"context"
 	"fmt"
 	"reflect"
 	"sync"
@@ -10,9 +9,11 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/flight"
 	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/metadata"
 
 	"github.com/rpconnect-doris/rpconnect-doris/tests/dorissim"
 )
@@ -113,9 +114,10 @@ func TestUseUTCWindowsAcrossFallBack(t *testing.T) {
 	}
 }
 
-// TestUseUTCSurvivesANewSession evicts the client's token, as an FE does
-// past arrow_flight_token_cache_size; the re-handshake opens a session in
-// the global zone, and the replayed SET puts it back in UTC.
+// TestUseUTCSurvivesANewSession ends the client's session under it, as an
+// FE does on wait_timeout, KILL or another CloseSession of its token; the
+// re-handshake opens a session in the global zone, and the replayed SET
+// puts it back in UTC.
 func TestUseUTCSurvivesANewSession(t *testing.T) {
 	_, cfg := nyFE(t)
 	c, err := DialUTC(testCtx(t), cfg)
@@ -131,10 +133,9 @@ func TestUseUTCSurvivesANewSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer raw.Close()
-	for range 1100 { // more than the simulator's 1024 tokens
-		if _, err := raw.Client.AuthenticateBasicToken(context.Background(), testUser, testPass); err != nil {
-			t.Fatal(err)
-		}
+	bearer := metadata.AppendToOutgoingContext(testCtx(t), "authorization", before)
+	if _, err := raw.CloseSession(bearer, &flight.CloseSessionRequest{}); err != nil {
+		t.Fatal(err)
 	}
 	if z, err := SessionTimeZone(testCtx(t), c); err != nil || z != UTCZone {
 		t.Fatalf("after re-authentication the session zone is %q, %v", z, err)

@@ -32,6 +32,19 @@ type Config struct {
 	// several batches, as a large one does from a BE.
 	FlightBatchRows int
 
+	// The FE's connection limits, enforced over MySQL connections and
+	// Arrow Flight SQL sessions together (docs/contracts.md §4); zero is
+	// Doris's default. QEMaxConnection is qe_max_connection (1024);
+	// ArrowFlightMaxConnections is arrow_flight_max_connections, the Flight
+	// sessions' share of it (half of QEMaxConnection, never more than it);
+	// MaxUserConnections is the user's max_user_connections until SET
+	// PROPERTY changes it (100, at most 10000); WaitTimeout ends a
+	// connection or session idle for longer (wait_timeout, 8h).
+	QEMaxConnection           int
+	ArrowFlightMaxConnections int
+	MaxUserConnections        int
+	WaitTimeout               time.Duration
+
 	// With TLS, BE Flight locations are advertised as grpc+tcp:// while the
 	// BE still serves TLS, as a proxy or be.conf public_host setup may do.
 	AdvertiseBEFlightTCP bool

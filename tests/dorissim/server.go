@@ -15,6 +15,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
 
+	"github.com/rpconnect-doris/rpconnect-doris/tests/dorissim/connpool"
 	"github.com/rpconnect-doris/rpconnect-doris/tests/dorissim/feapi"
 	"github.com/rpconnect-doris/rpconnect-doris/tests/dorissim/flightsrv"
 	"github.com/rpconnect-doris/rpconnect-doris/tests/dorissim/sqlengine"
@@ -27,6 +28,7 @@ type Server struct {
 	store     *storage.Store
 	engine    *sqlengine.Engine
 	flight    *flightsrv.Service
+	pool      *connpool.Pool
 	httpSrv   *http.Server
 	feGRPC    *grpc.Server
 	beGRPC    *grpc.Server
@@ -47,7 +49,13 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, errors.New("dorissim: Config.Clock and Config.ClockStart cannot both be set")
 	}
 	cfg = withDefaults(cfg)
-	s := &Server{cfg: cfg, listeners: map[string]*refusable{}, stats: newRequestStats()}
+	pool, err := connpool.New(connpool.Limits{MaxConnections: cfg.QEMaxConnection,
+		FlightMaxConnections: cfg.ArrowFlightMaxConnections, UserMaxConnections: cfg.MaxUserConnections,
+		WaitTimeout: cfg.WaitTimeout})
+	if err != nil {
+		return nil, fmt.Errorf("dorissim: Config.MaxUserConnections: %w", err)
+	}
+	s := &Server{cfg: cfg, listeners: map[string]*refusable{}, stats: newRequestStats(), pool: pool}
 	s.faults = &faultState{act: s.actFaults}
 	s.store = storage.New(storage.Options{Clock: cfg.Clock, VisibleWaitTimeout: cfg.VisibleWaitTimeout})
 	if err := s.listen(); err != nil {
@@ -55,12 +63,13 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, err
 	}
 	engine, err := sqlengine.New(sqlengine.Config{Store: s.store, User: cfg.User, Password: cfg.Password,
-		Frontend: s.frontend, TimeZone: cfg.TimeZone})
+		Frontend: s.frontend, TimeZone: cfg.TimeZone, Pool: s.pool})
 	if err != nil {
 		s.closeListeners()
 		return nil, fmt.Errorf("start SQL engine: %w", err)
 	}
 	s.engine = engine
+	s.pool.Start()
 	s.serve()
 	if err := ctx.Err(); err != nil {
 		s.Close()
@@ -132,7 +141,7 @@ func (s *Server) serve() {
 	b := backend{engine: s.engine, Store: s.store}
 	s.flight = flightsrv.New(flightsrv.Config{
 		Engine: b, Hooks: s.faults, TLS: s.cfg.TLS != nil, BatchRows: s.cfg.FlightBatchRows, BETCPLocation: s.cfg.AdvertiseBEFlightTCP || s.cfg.PlaintextBEFlight,
-		FEAddr: s.FlightAddr, BEAddr: s.BEFlightAddr, Logf: s.cfg.Logf,
+		FEAddr: s.FlightAddr, BEAddr: s.BEFlightAddr, Logf: s.cfg.Logf, Pool: s.pool,
 	})
 	var gopts []grpc.ServerOption
 	if s.cfg.TLS != nil {
@@ -145,7 +154,7 @@ func (s *Server) serve() {
 	}
 	s.feGRPC, s.beGRPC = s.flight.FEServer(feOpts...), s.flight.BEServer(beOpts...)
 	api := feapi.New(feapi.Config{Backend: b, Hooks: faultHooks{faultState: s.faults, clearAll: s.ClearFaults},
-		Stats: func() any { return s.stats.snapshot() }, Logf: s.cfg.Logf})
+		Stats: func() any { return s.Stats() }, Logf: s.cfg.Logf})
 	s.httpSrv = &http.Server{Handler: s.withLatency(s.stats.countHTTP(api)), ReadHeaderTimeout: 30 * time.Second}
 	var httpL net.Listener = s.listeners[listenerHTTP]
 	if s.cfg.TLS != nil {
@@ -332,6 +341,7 @@ func (s *Server) Close() error {
 		}
 		s.closeListeners()
 		s.wg.Wait()
+		s.pool.Close()
 	})
 	return err
 }

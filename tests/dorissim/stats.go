@@ -34,6 +34,18 @@ type Stats struct {
 	// MySQLConnections counts accepted MySQL-protocol connections (the
 	// statements on them are not counted).
 	MySQLConnections int64 `json:"mysql_connections"`
+	// SessionsOpen is what the FE's connection pool holds now: MySQL
+	// connections past authentication and Arrow Flight SQL sessions, the
+	// count qe_max_connection and max_user_connections bound.
+	// SessionsPeak is the most it held at once since Start.
+	SessionsOpen int64 `json:"sessions_open"`
+	SessionsPeak int64 `json:"sessions_peak"`
+	// FlightSessionsOpen and FlightSessionsPeak are the Flight sessions
+	// among them, the count arrow_flight_max_connections bounds.
+	FlightSessionsOpen int64 `json:"flight_sessions_open"`
+	FlightSessionsPeak int64 `json:"flight_sessions_peak"`
+	// SessionsRefused counts connections and sessions refused by a limit.
+	SessionsRefused int64 `json:"sessions_refused"`
 }
 
 // FERequests is the number of requests the FE received: its HTTP API calls
@@ -139,5 +151,13 @@ func isIncrStatement(d *pb.FlightDescriptor) bool {
 // rpcName is the method of "/arrow.flight.protocol.FlightService/DoGet".
 func rpcName(full string) string { return full[strings.LastIndexByte(full, '/')+1:] }
 
-// Stats returns the requests counted since Start.
-func (s *Server) Stats() Stats { return s.stats.snapshot() }
+// Stats returns the requests counted since Start and the connection
+// pool's counts.
+func (s *Server) Stats() Stats {
+	st := s.stats.snapshot()
+	p := s.pool.Stats()
+	st.SessionsOpen, st.SessionsPeak = int64(p.Open), int64(p.Peak)
+	st.FlightSessionsOpen, st.FlightSessionsPeak = int64(p.FlightOpen), int64(p.FlightPeak)
+	st.SessionsRefused = p.Refused
+	return st
+}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/base64"
 	"strings"
-	"sync"
 	"time"
 
 	"google.golang.org/grpc"
@@ -12,70 +11,6 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 )
-
-// maxTokens bounds the token cache like Doris's arrow_flight_token_cache_size;
-// the least recently used token is evicted (and its session closed).
-const maxTokens = 1024
-
-type tokenEntry struct {
-	user     string
-	sess     Session
-	mu       sync.Mutex // serializes statements of one session
-	lastUsed time.Time
-}
-
-type tokens struct {
-	mu     sync.Mutex
-	engine Engine
-	byTok  map[string]*tokenEntry
-}
-
-func newTokens(e Engine) *tokens { return &tokens{engine: e, byTok: map[string]*tokenEntry{}} }
-
-func (t *tokens) issue(user string) string {
-	tok := newID()
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if len(t.byTok) >= maxTokens {
-		t.evictOldestLocked()
-	}
-	t.byTok[tok] = &tokenEntry{user: user, sess: t.engine.NewSession(user), lastUsed: time.Now()}
-	return tok
-}
-
-func (t *tokens) evictOldestLocked() {
-	var oldest string
-	var at time.Time
-	for k, e := range t.byTok {
-		if oldest == "" || e.lastUsed.Before(at) {
-			oldest, at = k, e.lastUsed
-		}
-	}
-	if e := t.byTok[oldest]; e != nil {
-		delete(t.byTok, oldest)
-		e.sess.Close()
-	}
-}
-
-func (t *tokens) lookup(tok string) *tokenEntry {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	e := t.byTok[tok]
-	if e != nil {
-		e.lastUsed = time.Now()
-	}
-	return e
-}
-
-func (t *tokens) closeAll() {
-	t.mu.Lock()
-	all := t.byTok
-	t.byTok = map[string]*tokenEntry{}
-	t.mu.Unlock()
-	for _, e := range all {
-		e.sess.Close()
-	}
-}
 
 // parseBasic decodes "Basic base64(user:pass)", padded or not: arrow-go sends
 // unpadded base64 and the Java FE accepts both.
@@ -94,29 +29,30 @@ func parseBasic(v string) (user, pass string, ok bool) {
 
 type entryKey struct{}
 
-// authenticate resolves the caller's token entry from the authorization
+// authenticate resolves the caller's session from the authorization
 // header. Basic credentials are accepted on any call, as Doris's bearer
-// authenticator does, and answered with a fresh bearer header.
-func (t *tokens) authenticate(ctx context.Context) (*tokenEntry, string, error) {
+// authenticator does: each such call opens a session of its own, refused
+// with RESOURCE_EXHAUSTED when the connection pool is full, and is
+// answered with the new session's bearer token.
+func (t *tokens) authenticate(ctx context.Context) (*tokenEntry, error) {
 	md, _ := metadata.FromIncomingContext(ctx)
 	vals := md.Get("authorization")
 	if len(vals) == 0 {
-		return nil, "", status.Error(codes.Unauthenticated, "no authorization header")
+		return nil, status.Error(codes.Unauthenticated, "no authorization header")
 	}
 	v := vals[0]
 	if tok, ok := strings.CutPrefix(v, "Bearer "); ok {
 		e := t.lookup(tok)
 		if e == nil {
-			return nil, "", status.Error(codes.Unauthenticated, "invalid bearer token")
+			return nil, status.Error(codes.Unauthenticated, noSessionText)
 		}
-		return e, tok, nil
+		return e, nil
 	}
 	user, pass, ok := parseBasic(v)
 	if !ok || !t.engine.Authenticate(user, pass) {
-		return nil, "", status.Errorf(codes.Unauthenticated, "Access denied for user '%s'", user)
+		return nil, status.Errorf(codes.Unauthenticated, "Access denied for user '%s'", user)
 	}
-	tok := t.issue(user)
-	return t.lookup(tok), tok, nil
+	return t.open(user)
 }
 
 const handshakeMethod = "/arrow.flight.protocol.FlightService/Handshake"
@@ -124,11 +60,12 @@ const handshakeMethod = "/arrow.flight.protocol.FlightService/Handshake"
 // unaryAuth checks the bearer on every FE unary call.
 func (s *Service) unaryAuth(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
 	s.delay(ctx)
-	e, tok, err := s.tokens.authenticate(ctx)
+	e, err := s.tokens.authenticate(ctx)
 	if err != nil {
 		return nil, err
 	}
-	_ = grpc.SetHeader(ctx, metadata.Pairs("authorization", "Bearer "+tok))
+	defer e.conn.Begin()()
+	_ = grpc.SetHeader(ctx, metadata.Pairs("authorization", "Bearer "+e.token))
 	return h(context.WithValue(ctx, entryKey{}, e), req)
 }
 
@@ -139,11 +76,12 @@ func (s *Service) streamAuth(srv any, ss grpc.ServerStream, info *grpc.StreamSer
 	if info.FullMethod == handshakeMethod {
 		return h(srv, ss)
 	}
-	e, tok, err := s.tokens.authenticate(ss.Context())
+	e, err := s.tokens.authenticate(ss.Context())
 	if err != nil {
 		return err
 	}
-	_ = ss.SetHeader(metadata.Pairs("authorization", "Bearer "+tok))
+	defer e.conn.Begin()()
+	_ = ss.SetHeader(metadata.Pairs("authorization", "Bearer "+e.token))
 	return h(srv, &ctxStream{ServerStream: ss, ctx: context.WithValue(ss.Context(), entryKey{}, e)})
 }
 

@@ -24,13 +24,15 @@ type feServer struct {
 }
 
 // Handshake exchanges Basic credentials for a bearer token returned in the
-// response headers.
+// response headers: it opens a session, or is refused with
+// RESOURCE_EXHAUSTED when the connection pool has no room for it.
 func (f *feServer) Handshake(stream pb.FlightService_HandshakeServer) error {
-	_, tok, err := f.svc.tokens.authenticate(stream.Context())
+	e, err := f.svc.tokens.authenticate(stream.Context())
 	if err != nil {
 		return err
 	}
-	if err := stream.SetHeader(metadata.Pairs("authorization", "Bearer "+tok)); err != nil {
+	defer e.conn.Begin()()
+	if err := stream.SetHeader(metadata.Pairs("authorization", "Bearer "+e.token)); err != nil {
 		return fmt.Errorf("handshake header: %w", err)
 	}
 	return nil

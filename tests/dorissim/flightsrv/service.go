@@ -6,6 +6,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"google.golang.org/grpc"
+
+	"github.com/rpconnect-doris/rpconnect-doris/tests/dorissim/connpool"
 )
 
 // Config configures the FE and BE Flight servers.
@@ -19,6 +21,9 @@ type Config struct {
 	BatchRows      int           // rows per record batch; default 4096
 	TicketTTL      time.Duration // unfetched results are released after this; default 5m
 	Logf           func(format string, args ...any)
+	// Pool admits the FE's sessions; nil is a pool of Doris's default
+	// limits, of this service alone.
+	Pool *connpool.Pool
 
 	// BETCPLocation advertises the BE as grpc+tcp:// even with TLS.
 	BETCPLocation bool
@@ -47,9 +52,13 @@ func New(cfg Config) *Service {
 	if cfg.Logf == nil {
 		cfg.Logf = func(string, ...any) {}
 	}
+	if cfg.Pool == nil {
+		// Doris's defaults are valid limits, so this cannot fail.
+		cfg.Pool, _ = connpool.New(connpool.Limits{})
+	}
 	return &Service{
 		cfg:     cfg,
-		tokens:  newTokens(cfg.Engine),
+		tokens:  newTokens(cfg.Engine, cfg.Pool),
 		tickets: newTickets(cfg.TicketTTL, cfg.Logf),
 		mem:     memory.DefaultAllocator,
 	}

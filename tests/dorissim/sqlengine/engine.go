@@ -15,6 +15,7 @@ import (
 	"github.com/dolthub/go-mysql-server/server"
 	"github.com/dolthub/go-mysql-server/sql"
 
+	"github.com/rpconnect-doris/rpconnect-doris/tests/dorissim/connpool"
 	"github.com/rpconnect-doris/rpconnect-doris/tests/dorissim/storage"
 )
 
@@ -29,6 +30,9 @@ type Config struct {
 	// zone or offset, as SET time_zone accepts); "" means the host's zone,
 	// as a Doris FE defaults it (HostTimeZone).
 	TimeZone string
+	// Pool admits MySQL connections, and SET PROPERTY sets its users'
+	// limits; nil is a pool of Doris's default limits, of this engine alone.
+	Pool *connpool.Pool
 }
 
 // Frontend is the FE row of SHOW FRONTENDS.
@@ -69,6 +73,10 @@ func New(cfg Config) (*Engine, error) {
 	zone, err := standardizeTimeZone(cfg.TimeZone)
 	if err != nil {
 		return nil, fmt.Errorf("sqlengine: time zone %q: %w", cfg.TimeZone, err)
+	}
+	if cfg.Pool == nil {
+		// Doris's defaults are valid limits, so this cannot fail.
+		cfg.Pool, _ = connpool.New(connpool.Limits{})
 	}
 	prov := newProvider(cfg.Store)
 	gms := sqle.NewDefault(prov)

@@ -41,7 +41,16 @@ func (h *handler) session(c *mysql.Conn) *Session {
 
 func (h *handler) NewConnection(*mysql.Conn) {}
 
+// ConnectionClosed ends the connection's session and gives its slot in the
+// connection pool back.
 func (h *handler) ConnectionClosed(c *mysql.Conn) {
+	h.closeSession(c)
+	if pc := poolConn(c); pc != nil {
+		pc.Release()
+	}
+}
+
+func (h *handler) closeSession(c *mysql.Conn) {
 	h.eng.mu.Lock()
 	s, ok := h.eng.sessions[c.ConnectionID]
 	delete(h.eng.sessions, c.ConnectionID)
@@ -54,6 +63,7 @@ func (h *handler) ConnectionClosed(c *mysql.Conn) {
 func (h *handler) ConnectionAborted(*mysql.Conn, string) error { return nil }
 
 func (h *handler) ComInitDB(c *mysql.Conn, schemaName string) error {
+	defer busy(c)()
 	res, err := h.session(c).Query(context.Background(), "USE "+storage.QuoteIdent(schemaName))
 	if err != nil {
 		return wireError(err)
@@ -93,8 +103,10 @@ func (h *handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepare *my
 
 func (h *handler) WarningCount(*mysql.Conn) uint16 { return 0 }
 
+// ComResetConnection starts a new session on the same connection, which
+// keeps its slot.
 func (h *handler) ComResetConnection(c *mysql.Conn) error {
-	h.ConnectionClosed(c)
+	h.closeSession(c)
 	return nil
 }
 
@@ -104,6 +116,7 @@ func (h *handler) ParserOptionsForConnection(*mysql.Conn) (sqlparser.ParserOptio
 
 // run executes one statement and streams its result in batches.
 func (h *handler) run(ctx context.Context, c *mysql.Conn, query string, send func(*sqltypes.Result) error) error {
+	defer busy(c)()
 	res, err := h.session(c).Query(ctx, query)
 	if err != nil {
 		return wireError(err)

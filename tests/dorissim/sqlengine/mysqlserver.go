@@ -31,7 +31,7 @@ func (e *Engine) ServeMySQL(l net.Listener, tlsConf *tls.Config) error {
 		TLSConfig: tlsConf,
 		Version:   "5.7.99",
 		ProtocolListenerFactory: func(cfg server.Config, lc mysql.ListenerConfig, sel server.ServerEventListener) (server.ProtocolListener, error) {
-			lc.AuthServer = &authServer{eng: e}
+			lc.AuthServer = &pooledAuthServer{authServer: &authServer{eng: e}, pool: e.cfg.Pool}
 			return server.MySQLProtocolListenerFactory(cfg, lc, sel)
 		},
 	}

@@ -42,6 +42,9 @@ func dorisStatement(s *Session, gctx *sql.Context, body string) (*Result, bool, 
 	case c.accept("use"):
 		r, err := use(s, gctx, c)
 		return r, true, err
+	case c.accept("set", "property"):
+		r, err := setProperty(s, c)
+		return r, true, err
 	case c.accept("set"):
 		return set(s, gctx, c)
 	}
