@@ -170,7 +170,8 @@ func (c *Client) bearerContext(ctx context.Context) context.Context {
 	return metadata.NewOutgoingContext(ctx, metadata.Pairs("authorization", tok))
 }
 
-// Close closes the FE connection and every cached endpoint connection.
+// Close ends the client's FE session, then closes the FE connection and
+// every cached endpoint connection.
 func (c *Client) Close() error {
 	c.mu.Lock()
 	if c.closed {
@@ -180,9 +181,26 @@ func (c *Client) Close() error {
 	c.closed = true
 	c.mu.Unlock()
 
+	c.endSession()
 	errs := []error{c.eps.close()}
 	if err := c.fe.Close(); err != nil {
 		errs = append(errs, fmt.Errorf("close doris flight sql connection %s: %w", c.cfg.Addr, err))
 	}
 	return errors.Join(errs...)
+}
+
+// closeSessionTimeout bounds the CloseSession sent at Close.
+const closeSessionTimeout = 2 * time.Second
+
+// endSession sends CloseSession for the client's bearer. Doris counts a
+// Flight session against the user's max_user_connections until
+// CloseSession, KILL or wait_timeout (8 h by default) ends it: a client
+// that only dropped its connection would keep its slot taken, and a
+// pipeline restarted a few times would lock its user out. It is best
+// effort: an FE that does not serve CloseSession (older releases) or does
+// not answer within closeSessionTimeout still has its connection closed.
+func (c *Client) endSession() {
+	ctx, cancel := context.WithTimeout(context.Background(), min(c.cfg.ConnectTimeout, closeSessionTimeout))
+	defer cancel()
+	_, _ = c.fsql.CloseSession(c.bearerContext(ctx), &flight.CloseSessionRequest{})
 }
