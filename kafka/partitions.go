@@ -2,7 +2,9 @@ package kafka
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -55,14 +57,7 @@ func (e *exactlyOnce) checkCounts(ctx context.Context, recs []record, counted ma
 // partitionCounts asks the brokers for the partition count of existing
 // topics, in one request.
 func partitionCounts(ctx context.Context, cl *kgo.Client, topics []string) (map[string]int, error) {
-	req := kmsg.NewPtrMetadataRequest()
-	for _, t := range topics {
-		rt := kmsg.NewMetadataRequestTopic()
-		rt.Topic = kmsg.StringPtr(t)
-		req.Topics = append(req.Topics, rt)
-	}
-	req.AllowAutoTopicCreation = false
-	resp, err := req.RequestWith(ctx, cl)
+	resp, err := metadataRequest(topics, false).RequestWith(ctx, cl)
 	if err != nil {
 		return nil, fmt.Errorf("partition counts of %v: %w", topics, err)
 	}
@@ -82,4 +77,42 @@ func partitionCounts(ctx context.Context, cl *kgo.Client, topics []string) (map[
 		}
 	}
 	return out, nil
+}
+
+// partitionCount asks the brokers for topic's partition count, creating
+// the topic when allowed and waiting (within ctx) for a new topic's leaders.
+func partitionCount(ctx context.Context, cl *kgo.Client, topic string, autoCreate bool) (int, error) {
+	for attempt := 1; ; attempt++ {
+		resp, err := metadataRequest([]string{topic}, autoCreate).RequestWith(ctx, cl)
+		if err != nil {
+			return 0, fmt.Errorf("metadata of topic %s: %w", topic, err)
+		}
+		if len(resp.Topics) != 1 {
+			return 0, fmt.Errorf("metadata of topic %s: the broker answered %d topics", topic, len(resp.Topics))
+		}
+		t := resp.Topics[0]
+		err = kerr.ErrorForCode(t.ErrorCode)
+		if err == nil && len(t.Partitions) > 0 {
+			return len(t.Partitions), nil
+		}
+		if err == nil || errors.Is(err, kerr.LeaderNotAvailable) || (autoCreate && errors.Is(err, kerr.UnknownTopicOrPartition)) {
+			if serr := (doris.BackoffPolicy{Base: 50 * time.Millisecond, Max: time.Second}).Sleep(ctx, attempt); serr != nil {
+				return 0, fmt.Errorf("topic %s has no partitions yet: %w", topic, serr)
+			}
+			continue
+		}
+		return 0, fmt.Errorf("metadata of topic %s: %w", topic, err)
+	}
+}
+
+// metadataRequest asks for the metadata of topics.
+func metadataRequest(topics []string, autoCreate bool) *kmsg.MetadataRequest {
+	req := kmsg.NewPtrMetadataRequest()
+	for _, t := range topics {
+		rt := kmsg.NewMetadataRequestTopic()
+		rt.Topic = kmsg.StringPtr(t)
+		req.Topics = append(req.Topics, rt)
+	}
+	req.AllowAutoTopicCreation = autoCreate
+	return req
 }

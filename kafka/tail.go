@@ -2,14 +2,10 @@ package kafka
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
-	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/rpconnect-doris/rpconnect-doris/doris"
 	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
@@ -50,37 +46,6 @@ func (t tail) before(pos checkpoint.Pos, null bool) bool {
 // search reads first; each further window, before the last, is four times
 // larger, while no record of this writer with a position is found.
 const firstTailWindow = 256
-
-// partitionCount asks the brokers for topic's partition count, creating
-// the topic when allowed and waiting (within ctx) for a new topic's leaders.
-func partitionCount(ctx context.Context, cl *kgo.Client, topic string, autoCreate bool) (int, error) {
-	for attempt := 1; ; attempt++ {
-		req := kmsg.NewPtrMetadataRequest()
-		rt := kmsg.NewMetadataRequestTopic()
-		rt.Topic = kmsg.StringPtr(topic)
-		req.Topics = append(req.Topics, rt)
-		req.AllowAutoTopicCreation = autoCreate
-		resp, err := req.RequestWith(ctx, cl)
-		if err != nil {
-			return 0, fmt.Errorf("metadata of topic %s: %w", topic, err)
-		}
-		if len(resp.Topics) != 1 {
-			return 0, fmt.Errorf("metadata of topic %s: the broker answered %d topics", topic, len(resp.Topics))
-		}
-		t := resp.Topics[0]
-		err = kerr.ErrorForCode(t.ErrorCode)
-		if err == nil && len(t.Partitions) > 0 {
-			return len(t.Partitions), nil
-		}
-		if err == nil || errors.Is(err, kerr.LeaderNotAvailable) || (autoCreate && errors.Is(err, kerr.UnknownTopicOrPartition)) {
-			if serr := (doris.BackoffPolicy{Base: 50 * time.Millisecond, Max: time.Second}).Sleep(ctx, attempt); serr != nil {
-				return 0, fmt.Errorf("topic %s has no partitions yet: %w", topic, serr)
-			}
-			continue
-		}
-		return 0, fmt.Errorf("metadata of topic %s: %w", topic, err)
-	}
-}
 
 // readTails finds this writer's tail in each partition, below the end
 // offset waitStable settled for it; on an error, it returns those found so
