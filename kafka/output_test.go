@@ -92,7 +92,9 @@ func readCommitted(t *testing.T, c *kfake.Cluster, topic string, want int) []*kg
 	}
 	defer cl.Close()
 	var out []*kgo.Record
-	deadline := time.Now().Add(10 * time.Second)
+	// Bounded, and long: on a loaded machine kfake and the race detector
+	// have been seen to take over 10 s to show a committed record.
+	deadline := time.Now().Add(40 * time.Second)
 	for len(out) < want && time.Now().Before(deadline) {
 		ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 		fs := cl.PollFetches(ctx)
