@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/redpanda-data/benthos/v4/public/service"
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -105,7 +106,45 @@ func readCommitted(t *testing.T, c *kfake.Cluster, topic string, want int) []*kg
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	cl.PollFetches(ctx).EachRecord(func(r *kgo.Record) { out = append(out, r) })
 	cancel()
+	if len(out) < want {
+		explainShortfall(t, c, topic, len(out))
+	}
 	return out
+}
+
+// explainShortfall logs, for a read that found fewer committed records than
+// expected, each partition's high watermark and last stable offset and the
+// records a read_uncommitted consumer sees: a transaction left open shows
+// as a last stable offset below the watermark, records never written as
+// the same count both ways.
+func explainShortfall(t *testing.T, c *kfake.Cluster, topic string, committed int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...), kgo.ConsumeTopics(topic),
+		kgo.FetchIsolationLevel(kgo.ReadUncommitted()), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	if err != nil {
+		t.Logf("shortfall of %s: no client: %v", topic, err)
+		return
+	}
+	defer cl.Close()
+	adm := kadm.NewClient(cl)
+	ends, _ := adm.ListEndOffsets(ctx, topic)
+	stable, _ := adm.ListCommittedOffsets(ctx, topic)
+	ends.Each(func(o kadm.ListedOffset) {
+		s, _ := stable.Lookup(o.Topic, o.Partition)
+		t.Logf("shortfall of %s: partition %d high watermark %d, last stable offset %d", topic, o.Partition, o.Offset, s.Offset)
+	})
+	uncommitted := 0
+	for range 4 {
+		pctx, pcancel := context.WithTimeout(ctx, 500*time.Millisecond)
+		cl.PollFetches(pctx).EachRecord(func(r *kgo.Record) {
+			uncommitted++
+			t.Logf("shortfall of %s: read_uncommitted %d/%d tso=%q writer=%q", topic, r.Partition, r.Offset, header(r, "tso"), header(r, headerWriter))
+		})
+		pcancel()
+	}
+	t.Logf("shortfall of %s: %d records read_committed, %d read_uncommitted", topic, committed, uncommitted)
 }
 
 func header(r *kgo.Record, k string) string {
