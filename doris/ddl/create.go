@@ -124,13 +124,12 @@ func CreateTableSQL(db, table string, t *Table, o Options) (string, error) {
 }
 
 // withSequence adds the sequence column, a nullable BIGINT, unless the
-// messages already carry it (a replica of a replica).
+// messages already carry it (a replica of a replica). doris_load fills it
+// on every target; only a UNIQUE KEY table orders its rows by it (the
+// property), a DUPLICATE KEY one keeps it as a plain column.
 func withSequence(t *Table, seq string) (*Table, error) {
 	if seq == "" {
 		return t, nil
-	}
-	if t.Model != Unique {
-		return nil, fmt.Errorf("sequence_column %s needs a UNIQUE KEY table, and the messages carry no key columns", doris.QuoteIdent(seq))
 	}
 	if _, ok := t.column(seq); ok {
 		return t, nil
