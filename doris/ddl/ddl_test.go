@@ -19,7 +19,7 @@ func ts(u schema.TimeUnit) *schema.LogicalParams {
 
 func TestColumnTypeMapping(t *testing.T) {
 	cases := []struct {
-		in        schema.Common
+		in         schema.Common
 		value, key string // "" key: refused as a key
 	}{
 		{schema.Common{Type: schema.Boolean}, "BOOLEAN", "BOOLEAN"},
