@@ -1,7 +1,9 @@
 package e2e
 
 import (
+	"encoding/json"
 	"fmt"
+	"net/http"
 	"reflect"
 	"sort"
 	"strings"
@@ -235,5 +237,72 @@ func TestCreateTablesFromCommonSchema(t *testing.T) {
 	}
 	if exists(t, srv, "ods", "bare") {
 		t.Fatal("ods.bare was created from nothing")
+	}
+}
+
+// simStats reads the simulator's request counts.
+func simStats(t *testing.T, srv *dorissim.Server) dorissim.Stats {
+	t.Helper()
+	req, err := http.NewRequestWithContext(ctxTimeout(t, 30*time.Second), http.MethodGet, "http://"+srv.HTTPAddr()+"/api/_sim/stats", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.SetBasicAuth("root", "")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var env struct {
+		Data dorissim.Stats `json:"data"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&env); err != nil {
+		t.Fatal(err)
+	}
+	return env.Data
+}
+
+// Creating 1,000 targets at start-up: one batch per 100 targets, every
+// message carrying a Common schema. Logs the time and the FE requests per
+// table, and holds the requests to what create_tables promises: one
+// listing of the database (two queries when it is missing), one CREATE
+// DATABASE, and per table one CREATE TABLE and the key-model lookup the
+// load needs anyway.
+func TestCreateTablesThousandTargets(t *testing.T) {
+	if testing.Short() {
+		t.Skip("creates 1,000 tables")
+	}
+	const targets, perBatch = 1000, 100
+	srv := harness.StartSim(t, dorissim.Config{})
+	mapping := `mapping: |
+  meta schema = {"name": "t", "type": "OBJECT", "children": [
+    {"name": "id", "type": "INT64"}, {"name": "v", "type": "STRING", "optional": true}]}
+  meta key_columns = ["id"]
+  meta operation = "insert"`
+	out := loadOutputYAML(srv, `table_identifier: many.${! json("t") }`, "create_tables:\n  enabled: true")
+	ls := startLoadStream(t, "", "", out, mapping)
+	before := simStats(t, srv)
+	start := time.Now()
+	for b := 0; b < targets/perBatch; b++ {
+		batch := make([]*service.Message, perBatch)
+		for i := range batch {
+			batch[i] = service.NewMessage(fmt.Appendf(nil, `{"t": "t%04d", "id": %d, "v": "x"}`, b*perBatch+i, i))
+		}
+		if err := ls.write(t, batch...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	elapsed := time.Since(start)
+	after := simStats(t, srv)
+	count := func(s dorissim.Stats, route string) int64 { return s.HTTP[route] }
+	statements := count(after, "POST /api/query/default_cluster/information_schema") - count(before, "POST /api/query/default_cluster/information_schema")
+	fe := after.FERequests() - before.FERequests()
+	t.Logf("created %d targets in %s (%.1f ms per table); FE requests %d (%.2f per table), of them statements %d (%.2f per table)",
+		targets, elapsed.Round(time.Millisecond), float64(elapsed.Milliseconds())/targets, fe, float64(fe)/targets, statements, float64(statements)/targets)
+	if want := int64(targets + 3); statements != want {
+		t.Errorf("statements: %d, want %d (list tables, list schemata, CREATE DATABASE, one CREATE TABLE per target)", statements, want)
+	}
+	if n := countRows(t, srv, "many", "t0999"); n != 1 {
+		t.Errorf("many.t0999 holds %d rows", n)
 	}
 }
