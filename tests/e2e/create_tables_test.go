@@ -306,3 +306,48 @@ func TestCreateTablesThousandTargets(t *testing.T) {
 		t.Errorf("many.t0999 holds %d rows", n)
 	}
 }
+
+// An existing target is loaded as it is, never changed; a template shapes
+// the tables it creates; and a pipeline that finds its target created by
+// another one in the meantime ("already exists", the template having no IF
+// NOT EXISTS) counts it as created and loads.
+func TestCreateTablesTemplateExistingAndRace(t *testing.T) {
+	srv := harness.StartSim(t, dorissim.Config{})
+	harness.Exec(t, srv, "CREATE DATABASE ods",
+		"CREATE TABLE ods.kept (`id` BIGINT NOT NULL, `v` VARCHAR(4), `extra` INT) DUPLICATE KEY(`id`) DISTRIBUTED BY HASH(`id`) BUCKETS 1 PROPERTIES (\"replication_num\" = \"1\")")
+	keptBefore := showCreate(t, srv, "ods", "kept")
+	mapping := `mapping: |
+  meta schema = {"name": "t", "type": "OBJECT", "children": [
+    {"name": "id", "type": "INT64"}, {"name": "v", "type": "STRING", "optional": true}]}
+  meta key_columns = ["id"]
+  meta target = this.target
+  root = this.without("target")`
+	tmpl := `CREATE TABLE {database}.{table} (\n{columns}\n) UNIQUE KEY({key_columns}) DISTRIBUTED BY HASH({key_columns}) BUCKETS 2 PROPERTIES (\"replication_num\" = \"1\")`
+	out := loadOutputYAML(srv, "table_identifier: ods.${! @target }", "create_tables:\n  enabled: true\n  template: \""+tmpl+"\"")
+	msg := func(target string, id int) *service.Message {
+		return service.NewMessage(fmt.Appendf(nil, `{"target": %q, "id": %d, "v": "x"}`, target, id))
+	}
+
+	b := startLoadStream(t, "", "", out, mapping)
+	if err := b.write(t, msg("kept", 1)); err != nil { // b lists ods: only kept
+		t.Fatal(err)
+	}
+	if got := showCreate(t, srv, "ods", "kept"); !reflect.DeepEqual(got, keptBefore) {
+		t.Errorf("ods.kept changed:\n before %+v\n after  %+v", keptBefore, got)
+	}
+	a := startLoadStream(t, "", "", out, mapping)
+	if err := a.write(t, msg("race", 1)); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.write(t, msg("race", 2)); err != nil {
+		t.Fatalf("the second pipeline's load into the target the first created: %v", err)
+	}
+	if n := countRows(t, srv, "ods", "race"); n != 2 {
+		t.Errorf("ods.race holds %d rows, want 2", n)
+	}
+	race := showCreate(t, srv, "ods", "race")
+	res, err := srv.Query(ctxTimeout(t, 30*time.Second), "SHOW CREATE TABLE ods.race")
+	if err != nil || race.KeysType != "UNIQUE_KEYS" || !strings.Contains(fmt.Sprint(res), "BUCKETS 2") {
+		t.Errorf("ods.race not made by the template: %v %v", res, err)
+	}
+}
