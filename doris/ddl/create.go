@@ -51,10 +51,7 @@ func CreateDatabaseSQL(db string) string {
 // Keys come first, in key order; the other columns keep their order. With
 // o.Template the template is filled in instead.
 func CreateTableSQL(db, table string, t *Table, o Options) (string, error) {
-	t, err := withSequence(t, o.SequenceColumn)
-	if err != nil {
-		return "", err
-	}
+	t = withSequence(t, o.SequenceColumn)
 	if err := t.validate(); err != nil {
 		return "", err
 	}
@@ -127,18 +124,18 @@ func CreateTableSQL(db, table string, t *Table, o Options) (string, error) {
 // messages already carry it (a replica of a replica). doris_load fills it
 // on every target; only a UNIQUE KEY table orders its rows by it (the
 // property), a DUPLICATE KEY one keeps it as a plain column.
-func withSequence(t *Table, seq string) (*Table, error) {
+func withSequence(t *Table, seq string) *Table {
 	if seq == "" {
-		return t, nil
+		return t
 	}
 	if _, ok := t.column(seq); ok {
-		return t, nil
+		return t
 	}
 	c := *t
 	c.Columns = append(append([]Column(nil), t.Columns...), Column{
 		Name: seq, Type: "BIGINT", Nullable: true, Comment: "source change order (doris_load sequence_column)",
 	})
-	return &c, nil
+	return &c
 }
 
 func buckets(n int) string {
