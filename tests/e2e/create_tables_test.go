@@ -21,7 +21,7 @@ const binlogProps = `PROPERTIES ("replication_num" = "1", "binlog.enable" = "tru
 
 // sourceTables are the tables of the replicated database: UNIQUE and
 // DUPLICATE KEY, VARCHAR and composite keys, DECIMAL, DATETIME(6),
-// LARGEINT, ARRAY and JSON, comments and NOT NULL.
+// LARGEINT, ARRAY, JSON, MAP and STRUCT, comments and NOT NULL.
 var sourceTables = map[string]string{
 	"orders": "CREATE TABLE src.orders (`order_no` VARCHAR(32) NOT NULL COMMENT 'business key', `qty` INT NOT NULL, " +
 		"`amount` DECIMAL(20, 4), `created` DATETIME(6), `big` LARGEINT, `tags` ARRAY<INT>, `doc` JSON, `note` STRING) " +
@@ -32,7 +32,7 @@ var sourceTables = map[string]string{
 		"DUPLICATE KEY(`ts`, `kind`) DISTRIBUTED BY RANDOM BUCKETS 2 " + binlogProps,
 	"logs": "CREATE TABLE src.logs (`id` BIGINT NOT NULL, `msg` STRING, `level` TINYINT) " +
 		"DUPLICATE KEY(`id`) DISTRIBUTED BY HASH(`id`) BUCKETS 1 " + binlogProps,
-	"flags": "CREATE TABLE src.flags (`k` INT NOT NULL, `on` BOOLEAN, `ratio` DOUBLE, `label` CHAR(4)) " +
+	"flags": "CREATE TABLE src.flags (`k` INT NOT NULL, `on` BOOLEAN, `ratio` DOUBLE, `label` CHAR(4), `m` MAP<VARCHAR(8), INT>, `st` STRUCT<a:INT, b:VARCHAR(4)>) " +
 		"UNIQUE KEY(`k`) DISTRIBUTED BY HASH(`k`) BUCKETS 1 " + binlogProps,
 }
 
@@ -44,7 +44,7 @@ var sourceRows = []string{
 	"INSERT INTO src.accounts VALUES ('eu', 1, 1234567890123456789012345678.0123456789, '2026-03-04'), ('us', 1, 0, NULL), ('eu', 2, NULL, '1999-12-31')",
 	"INSERT INTO src.events VALUES ('2026-01-01 00:00:00.000001', 'click', '{\"x\": [1, 2]}', ['a', 'b']), ('2026-01-01 00:00:00.000001', 'click', NULL, NULL), ('2026-01-01 00:00:01', 'view', '{}', [])",
 	"INSERT INTO src.logs VALUES (1, 'hello', 1), (1, 'hello', 1), (2, NULL, NULL)",
-	"INSERT INTO src.flags VALUES (1, true, 0.5, 'ab'), (2, false, NULL, NULL)",
+	"INSERT INTO src.flags VALUES (1, true, 0.5, 'ab', {'x': 1, 'y': 2}, '{\"a\": 1, \"b\": \"q\"}'), (2, false, NULL, NULL, NULL, NULL)",
 }
 
 var sourceChanges = []string{
