@@ -21,14 +21,16 @@ type TableProperties struct {
 	BinlogEnabled       bool
 	BinlogFormat        string // as written, e.g. ROW
 	NeedHistoricalValue bool
-	TTLSeconds          int64 // binlog.ttl_seconds, 86400 when absent
-	MergeOnWrite        bool  // UNIQUE KEY tables unless disabled
+	TTLSeconds          int64  // binlog.ttl_seconds, 86400 when absent
+	MergeOnWrite        bool   // UNIQUE KEY tables unless disabled
+	Comment             string // the table's COMMENT, "" when none
 }
 
 // ColumnDef is a column as declared in the DDL.
 type ColumnDef struct {
-	Name string
-	Type string // as written, whitespace removed, e.g. decimal(10,2), datetime(3)
+	Name    string
+	Type    string // as written, whitespace removed, e.g. decimal(10,2), datetime(3)
+	Comment string // the column's COMMENT, "" when none
 }
 
 // FetchTableProperties runs SHOW CREATE TABLE and parses the DDL it returns.
@@ -86,6 +88,7 @@ func ParseShowCreateTable(ddl string) (*TableProperties, error) {
 	}
 	tail := toks[end+1:]
 	p.parseKeys(tail)
+	p.Comment = tableComment(tail)
 	if p.Properties, err = parseProperties(tail); err != nil {
 		return nil, err
 	}
@@ -120,7 +123,7 @@ func (p *TableProperties) parseColumns(list []token) error {
 			return fmt.Errorf("parse CREATE TABLE: column %q: %w", item[0].text, err)
 		}
 		name := item[0].text
-		p.Columns = append(p.Columns, ColumnDef{Name: name, Type: typ})
+		p.Columns = append(p.Columns, ColumnDef{Name: name, Type: typ, Comment: columnComment(item[1:])})
 		p.Nullable[name] = !declaredNotNull(item[1:])
 		if prec, ok := datetimePrecision(item[1:]); ok {
 			p.DatetimePrecision[name] = prec
@@ -148,6 +151,42 @@ func declaredNotNull(toks []token) bool {
 		}
 	}
 	return false
+}
+
+// columnComment finds COMMENT '...' among a column's attributes, outside
+// its type's arguments.
+func columnComment(toks []token) string {
+	depth := 0
+	for i, t := range toks {
+		switch t.kind {
+		case '<', '(':
+			depth++
+		case '>', ')':
+			depth--
+		}
+		if depth == 0 && isWord(t, "COMMENT") && i+1 < len(toks) && toks[i+1].kind == 's' {
+			return toks[i+1].text
+		}
+	}
+	return ""
+}
+
+// tableComment finds the table's COMMENT '...' after the column list: the
+// first top-level one, before PARTITION, DISTRIBUTED or PROPERTIES, whose
+// parentheses hold no comment of the table.
+func tableComment(tail []token) string {
+	depth := 0
+	for i, t := range tail {
+		switch {
+		case t.kind == '(' || t.kind == '[':
+			depth++
+		case t.kind == ')':
+			depth--
+		case depth == 0 && isWord(t, "COMMENT") && i+1 < len(tail) && tail[i+1].kind == 's':
+			return tail[i+1].text
+		}
+	}
+	return ""
 }
 
 func isIndexKeyword(w string) bool {

@@ -42,9 +42,12 @@ func TestParseShowCreateTable(t *testing.T) {
 		t.Fatalf("properties %+v", p)
 	}
 	wantCols := []ColumnDef{
-		{"order_id", "bigint"}, {"status", "varchar(16)"}, {"amount", "decimal(10,2)"}, {"created", "datetime(3)"},
-		{"d0", "DATETIME"}, {"d6", "datetimev2(6)"}, {"tags", "array<varchar(8)>"}, {"attrs", "map<string,int>"},
-		{"s", "struct<a:int,b:text>"},
+		{"order_id", "bigint", ""}, {"status", "varchar(16)", `state, e.g. "paid" (unique key(x))`}, {"amount", "decimal(10,2)", ""}, {"created", "datetime(3)", ""},
+		{"d0", "DATETIME", ""}, {"d6", "datetimev2(6)", ""}, {"tags", "array<varchar(8)>", ""}, {"attrs", "map<string,int>", ""},
+		{"s", "struct<a:int,b:text>", ""},
+	}
+	if p.Comment != `PROPERTIES ("binlog.enable" = "false")` {
+		t.Fatalf("table comment %q", p.Comment)
 	}
 	if !reflect.DeepEqual(p.Columns, wantCols) {
 		t.Fatalf("columns %+v", p.Columns)

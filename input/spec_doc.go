@@ -50,6 +50,7 @@ Every message carries:
 - ` + "`database_schema`" + `, ` + "`table`" + `: the source table
 - ` + "`schema`" + ` (immutable, benthos ` + "`public/schema`" + ` form): the selected columns in body order with their types and nullability, built once per table schema and replaced after ADD or DROP COLUMN
 - ` + "`key_columns`" + ` (immutable): the UNIQUE KEY columns, empty for DUPLICATE KEY tables
+- ` + "`doris_schema`" + ` (immutable): the Doris description of the table that ` + "`schema`" + ` cannot carry, which ` + "`doris_load`" + `'s ` + "`create_tables`" + ` recreates the table from: ` + "`keys_type`" + `, ` + "`key_columns`" + ` (as declared, sort keys included), the table ` + "`comment`" + `, and ` + "`columns`" + ` in body order as ` + "`{name, type, nullable, comment}`" + `, types exactly as SHOW CREATE TABLE prints them
 
 Binlog rows also carry:
 

@@ -45,6 +45,7 @@ type dorisLoad struct {
 	conf   *config
 	ld     *loader
 	models *keyModels
+	create *creator // nil unless create_tables is enabled
 	log    *service.Logger
 
 	inOrder doris.BackoffPolicy // between in-place retries of a batch
@@ -64,7 +65,15 @@ func newDorisLoad(conf *config, log *service.Logger) (*dorisLoad, error) {
 		return nil, err
 	}
 	tr := newTransport(transportConfig{ClientConfig: cc, LoadLimit: conf.loadLimit(), AllowPlaintextRedirects: conf.allowPlainHop})
+	var create *creator
+	if conf.create.enabled {
+		// DDL answers only once done, so it gets the read timeout.
+		if create, err = newCreatorClient(cc, conf.create, log); err != nil {
+			return nil, err
+		}
+	}
 	return &dorisLoad{
+		create:  create,
 		conf:    conf,
 		ld:      &loader{conf: conf, tr: tr, log: log},
 		models:  newKeyModels(fe),
@@ -79,6 +88,9 @@ func (o *dorisLoad) Connect(context.Context) error { return nil }
 func (o *dorisLoad) Close(context.Context) error {
 	o.ld.tr.close()
 	o.models.fe.Close()
+	if o.create != nil {
+		o.create.fe.Close()
+	}
 	return nil
 }
 
@@ -158,6 +170,11 @@ func (o *dorisLoad) prepare(ctx context.Context, batch service.MessageBatch, par
 	for _, p := range parts {
 		if p.ready {
 			continue
+		}
+		if o.create != nil {
+			if err := o.create.ensure(ctx, batch, p); err != nil {
+				return err
+			}
 		}
 		if needsModel(o.conf, p) && p.model == "" {
 			if p.model, err = o.models.of(ctx, p); err != nil {

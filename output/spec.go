@@ -60,6 +60,7 @@ func Spec() *service.ConfigSpec {
 				Default(false)).
 		Fields(targetFields()...).
 		Fields(cdcFields()...).
+		Field(createFields()).
 		Fields(labelFields()...).
 		Fields(requestFields()...).
 		Field(service.NewOutputMaxInFlightField().Default(1).

@@ -1,8 +1,10 @@
-// Package schemameta builds the `schema` and `key_columns` metadata of a
-// Doris table's messages: a benthos public/schema Common tree of the
-// selected columns in body order, and the list of the table's key columns.
-// Both are computed once per table schema and attached to every message of
-// that schema without copying or allocating.
+// Package schemameta builds the `schema`, `key_columns` and `doris_schema`
+// metadata of a Doris table's messages: a benthos public/schema Common tree
+// of the selected columns in body order, the list of the table's key
+// columns, and the Doris description (exact types, key model, comments)
+// that doris_load's create_tables recreates the table from. All are
+// computed once per table schema and attached to every message of that
+// schema without copying or allocating.
 package schemameta
 
 import (
@@ -13,12 +15,14 @@ import (
 	"github.com/redpanda-data/benthos/v4/public/service"
 
 	"github.com/rpconnect-doris/rpconnect-doris/doris"
+	"github.com/rpconnect-doris/rpconnect-doris/doris/ddl"
 )
 
 // Metadata keys the values are attached under.
 const (
-	KeySchema     = "schema"
-	KeyKeyColumns = "key_columns"
+	KeySchema      = "schema"
+	KeyKeyColumns  = "key_columns"
+	KeyDorisSchema = ddl.MetaKey
 )
 
 // Meta holds the metadata values of one table schema. It is immutable and
@@ -31,6 +35,7 @@ type Meta struct {
 	// allocates, so Attach passes these prebuilt interface values.
 	schemaVal service.ImmutableValue
 	keysVal   service.ImmutableValue
+	dorisVal  service.ImmutableValue
 }
 
 // New builds the metadata of db.table from its SHOW CREATE TABLE properties.
@@ -70,7 +75,9 @@ func New(db, table string, p *doris.TableProperties, selected []string) (*Meta, 
 	if p.KeysType != "DUP_KEYS" {
 		keys = append(keys, p.KeyColumns...)
 	}
-	return newMeta(root, keys), nil
+	m := newMeta(root, keys)
+	m.dorisVal = service.ImmutableAny{V: ddl.Describe(p, cols)}
+	return m, nil
 }
 
 func newMeta(root schema.Common, keys []string) *Meta {
@@ -113,12 +120,16 @@ func indexFold(cols []doris.ColumnDef, name string) int {
 	return -1
 }
 
-// Attach sets `schema` and `key_columns` on msg with MetaSetImmut. It
-// allocates nothing beyond what the message's metadata map needs for two
-// more keys; on a template whose map already holds them, nothing at all.
+// Attach sets `schema`, `key_columns` and `doris_schema` on msg with
+// MetaSetImmut. It allocates nothing beyond what the message's metadata map
+// needs for three more keys; on a template whose map already holds them,
+// nothing at all.
 func (m *Meta) Attach(msg *service.Message) {
 	msg.MetaSetImmut(KeySchema, m.schemaVal)
 	msg.MetaSetImmut(KeyKeyColumns, m.keysVal)
+	if m.dorisVal != nil {
+		msg.MetaSetImmut(KeyDorisSchema, m.dorisVal)
+	}
 }
 
 // Fingerprint identifies the schema: the SHA-256 that Common.ToAny puts in

@@ -158,3 +158,28 @@ func TestAttachAllocatesNothing(t *testing.T) {
 		t.Fatalf("Attach allocates %v times per message", n)
 	}
 }
+
+// doris_schema carries what the Common schema loses (exact types, the key
+// model, comments) for the selected columns in body order, as one value
+// shared by every message of the schema.
+func TestDorisSchemaAttached(t *testing.T) {
+	m := mustNew(t, props(t, ordersDDL), []string{"amount", "order_id"})
+	want := map[string]any{
+		"keys_type": "UNIQUE_KEYS", "key_columns": []any{"order_id"}, "comment": "",
+		"columns": []any{
+			map[string]any{"name": "amount", "type": "decimal(10,2)", "nullable": true, "comment": ""},
+			map[string]any{"name": "order_id", "type": "bigint", "nullable": false, "comment": ""},
+		},
+	}
+	if got := attached(t, m, KeyDorisSchema); !reflect.DeepEqual(got, want) {
+		t.Fatalf("doris_schema = %#v", got)
+	}
+	a, b := service.NewMessage(nil), service.NewMessage(nil)
+	m.Attach(a)
+	m.Attach(b)
+	va, _ := a.MetaGetImmut(KeyDorisSchema)
+	vb, _ := b.MetaGetImmut(KeyDorisSchema)
+	if reflect.ValueOf(va.(service.ImmutableAny).V).Pointer() != reflect.ValueOf(vb.(service.ImmutableAny).V).Pointer() {
+		t.Fatal("doris_schema is not one shared value")
+	}
+}

@@ -22,7 +22,7 @@ func TestMetadataKeysAndTypes(t *testing.T) {
 	harness.Exec(t, srv, "DELETE FROM e2e.t WHERE id = 1")
 	evs := col.WaitFor(t, 30*time.Second, "the delete", func(evs []harness.Event) bool { return len(evs) >= 2 })
 
-	common := map[string]string{"operation": "string", "database_schema": "string", "table": "string", "schema": "object", "key_columns": "array"}
+	common := map[string]string{"operation": "string", "database_schema": "string", "table": "string", "schema": "object", "key_columns": "array", "doris_schema": "object"}
 	binlog := maps.Clone(common)
 	for k, v := range map[string]string{"tso": "int64", "lsn": "int64", "commit_ts_ms": "int64", "source_ts_ms": "int64", "transaction_id": "string"} {
 		binlog[k] = v

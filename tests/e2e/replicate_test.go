@@ -17,16 +17,12 @@ import (
 // TestDorisToDorisConfig runs config/doris_to_doris.yaml with the built
 // binary: a snapshot and a live workload on the tables of demo must end up,
 // through doris_load with delete signs and a sequence column, as the same
-// rows in the tables of demo_replica.
+// rows in the tables of demo_replica, which nobody created: create_tables
+// creates the database and its tables, with the sequence column.
 func TestDorisToDorisConfig(t *testing.T) {
 	srv := harness.StartSim(t, dorissim.Config{})
 	harness.CreateTable(t, srv, "demo", "orders", harness.TableOpts{})
 	harness.CreateTable(t, srv, "demo", "items", harness.TableOpts{})
-	harness.Exec(t, srv, "CREATE DATABASE demo_replica")
-	for _, tbl := range []string{"orders", "items"} {
-		harness.Exec(t, srv, "CREATE TABLE demo_replica."+tbl+" (`id` BIGINT NOT NULL, `name` VARCHAR(64), `qty` INT, `amount` DECIMAL(10, 2), `_src_tso` BIGINT) "+
-			"UNIQUE KEY(`id`) DISTRIBUTED BY HASH(`id`) BUCKETS 4 PROPERTIES (\"replication_num\" = \"1\", \"function_column.sequence_col\" = \"_src_tso\")")
-	}
 	wi := harness.NewWorkload(srv, "demo", "items", 12)
 	if err := wi.Insert(ctxTimeout(t, 30*time.Second), 50); err != nil {
 		t.Fatal(err)
@@ -59,6 +55,9 @@ func TestDorisToDorisConfig(t *testing.T) {
 	runWorkload(t, wi, 20)
 	for _, tbl := range []string{"orders", "items"} {
 		waitState(t, srv, "demo_replica", tbl, harness.TableState(t, srv, "demo", tbl, "id", cols...), 60*time.Second)
+		if p := showCreate(t, srv, "demo_replica", tbl); p.Properties["function_column.sequence_col"] != "_src_tso" || p.KeysType != "UNIQUE_KEYS" {
+			t.Errorf("demo_replica.%s: %s, properties %v", tbl, p.KeysType, p.Properties)
+		}
 	}
 }
 

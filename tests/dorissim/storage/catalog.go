@@ -96,6 +96,9 @@ func cloneDef(def TableDef) TableDef {
 func validateColumns(t *table) error {
 	seen := map[string]bool{}
 	for _, c := range t.def.Columns {
+		if strings.HasPrefix(strings.ToUpper(c.Name), "__DORIS_") {
+			return errorf("Disable to create table column with name start with __DORIS_: %s", strings.ToUpper(c.Name))
+		}
 		lc := strings.ToLower(c.Name)
 		if seen[lc] {
 			return errorf("Duplicate column name '%s'", c.Name)
@@ -114,7 +117,7 @@ func validateColumns(t *table) error {
 }
 
 func validateKeys(t *table) error {
-	if len(t.def.KeyColumns) == 0 {
+	if len(t.def.KeyColumns) == 0 && !strings.EqualFold(strings.TrimSpace(t.def.Properties[propDupWithoutKeys]), "true") {
 		t.def.KeyColumns = []string{t.def.Columns[0].Name}
 	}
 	t.keyIdx = nil

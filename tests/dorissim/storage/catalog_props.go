@@ -41,7 +41,8 @@ func resolveMoW(t *table, p map[string]string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	if b && t.def.Keys != UniqueKeys {
+	if t.def.Keys != UniqueKeys {
+		// CreateTableInfo.validate refuses the key whatever its value.
 		return false, errorf("enable_unique_key_merge_on_write property only support unique key table")
 	}
 	return b, nil

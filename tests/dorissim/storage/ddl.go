@@ -37,7 +37,9 @@ func ParseCreateTable(sql string) (CreateTable, error) {
 	if s.peek().Kind != tokEOF {
 		return ct, s.errorf("unexpected trailing text")
 	}
-	applyDefaultKeys(&ct.Def)
+	if err := applyDefaultKeys(&ct.Def); err != nil {
+		return ct, err
+	}
 	return ct, nil
 }
 
@@ -142,6 +144,7 @@ func parseDistribution(s *tokenStream, def *TableDef) error {
 		return nil
 	}
 	if s.acceptKeywords("AUTO") {
+		def.AutoBuckets = true
 		return nil
 	}
 	t := s.next()
@@ -183,21 +186,48 @@ func parseProperties(s *tokenStream) (map[string]string, error) {
 	}
 }
 
-// applyDefaultKeys fills Doris defaults: no key clause means DUPLICATE KEY
-// on the first column; no DISTRIBUTED BY means HASH(keys) BUCKETS 1 here.
-func applyDefaultKeys(def *TableDef) {
-	if def.Keys == "" {
+// propDupWithoutKeys lets a DUPLICATE KEY table have no sort key.
+const propDupWithoutKeys = "enable_duplicate_without_keys_by_default"
+
+// Doris's short key bounds (FeConstants.shortkey_max_column_count and
+// shortkey_maxsize_bytes).
+const (
+	shortKeyMaxColumns = 3
+	shortKeyMaxBytes   = 36
+)
+
+// applyDefaultKeys fills Doris defaults, as CreateTableInfo.validate does.
+// No key clause: a DUPLICATE KEY table whose sort key Doris picks from the
+// leading columns (at most three and 36 bytes, stopping at a type that
+// cannot be a key and after a VARCHAR), or none with
+// enable_duplicate_without_keys_by_default. No DISTRIBUTED BY: RANDOM
+// BUCKETS AUTO for such a table. A table with a key clause and no
+// DISTRIBUTED BY gets HASH(keys) BUCKETS 1 here, where Doris would refuse a
+// UNIQUE KEY one (random distribution): older tests rely on it.
+func applyDefaultKeys(def *TableDef) error {
+	if def.Properties == nil {
+		def.Properties = map[string]string{}
+	}
+	withoutKeys := strings.EqualFold(strings.TrimSpace(def.Properties[propDupWithoutKeys]), "true")
+	defaulted := def.Keys == ""
+	if defaulted {
 		def.Keys = DupKeys
-		if len(def.Columns) > 0 {
-			def.KeyColumns = []string{def.Columns[0].Name}
+		if !withoutKeys {
+			def.KeyColumns = defaultSortKey(def.Columns)
+			if len(def.KeyColumns) == 0 {
+				return errorf("The olap table first column could not be float, double, string or array, struct, map, please use decimal or varchar instead.")
+			}
 		}
+	} else if withoutKeys {
+		return errorf("table property '%s' only can set 'true' when create olap table by default.", propDupWithoutKeys)
 	}
 	if def.Buckets == 0 {
 		def.Buckets = 1
-		def.BucketColumns = append([]string(nil), def.KeyColumns...)
-	}
-	if def.Properties == nil {
-		def.Properties = map[string]string{}
+		if defaulted {
+			def.AutoBuckets = true
+		} else {
+			def.BucketColumns = append([]string(nil), def.KeyColumns...)
+		}
 	}
 	keySet := map[string]bool{}
 	for _, k := range def.KeyColumns {
@@ -206,4 +236,60 @@ func applyDefaultKeys(def *TableDef) {
 	for i := range def.Columns {
 		def.Columns[i].Key = keySet[strings.ToLower(def.Columns[i].Name)]
 	}
+	return nil
+}
+
+// defaultSortKey is the sort key Doris picks for a table declared without one.
+func defaultSortKey(cols []Column) []string {
+	var keys []string
+	size := 0
+	for _, c := range cols {
+		size += indexSize(c.Type)
+		if len(keys) >= shortKeyMaxColumns || size > shortKeyMaxBytes {
+			if len(keys) == 0 && (c.Type.Kind == Varchar || c.Type.Kind == Char) {
+				keys = append(keys, c.Name)
+			}
+			break
+		}
+		switch c.Type.Kind {
+		case Float, Double, String, JSON, Array, Map, Struct:
+			return keys
+		}
+		keys = append(keys, c.Name)
+		if c.Type.Kind == Varchar {
+			break
+		}
+	}
+	return keys
+}
+
+// indexSize is a column's share of the short key (Type.getIndexSize).
+func indexSize(t Type) int {
+	switch t.Kind {
+	case Boolean, TinyInt:
+		return 1
+	case SmallInt:
+		return 2
+	case Int, Float:
+		return 4
+	case BigInt, Double, DateTime:
+		return 8
+	case LargeInt:
+		return 16
+	case Date:
+		return 4
+	case Decimal:
+		switch {
+		case t.Precision <= 9:
+			return 4
+		case t.Precision <= 18:
+			return 8
+		}
+		return 16
+	case Char:
+		return t.Length
+	case Varchar:
+		return 20
+	}
+	return 16
 }

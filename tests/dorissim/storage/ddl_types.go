@@ -31,6 +31,7 @@ type TableDef struct {
 	KeyColumns    []string
 	BucketColumns []string
 	Buckets       int
+	AutoBuckets   bool              // BUCKETS AUTO (kept at one bucket here)
 	Properties    map[string]string // as written in PROPERTIES(...)
 	Comment       string
 	// ClusterColumns holds CLUSTER BY columns (rejected with row binlog).

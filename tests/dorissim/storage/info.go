@@ -78,17 +78,23 @@ func showCreate(t *table) string {
 		sb.WriteString("\n")
 	}
 	sb.WriteString(") ENGINE=OLAP\n")
-	fmt.Fprintf(&sb, "%s KEY(%s)\n", keyWord(t.def.Keys), quoteList(t.def.KeyColumns))
+	if len(t.def.KeyColumns) > 0 {
+		fmt.Fprintf(&sb, "%s KEY(%s)\n", keyWord(t.def.Keys), quoteList(t.def.KeyColumns))
+	}
 	if t.def.Comment != "" {
 		fmt.Fprintf(&sb, "COMMENT %s\n", quoteString(t.def.Comment))
 	}
 	if ps := partitionSQL(t); ps != "" {
 		sb.WriteString(ps + "\n")
 	}
+	buckets := fmt.Sprint(t.def.Buckets)
+	if t.def.AutoBuckets {
+		buckets = "AUTO"
+	}
 	if len(t.def.BucketColumns) > 0 {
-		fmt.Fprintf(&sb, "DISTRIBUTED BY HASH(%s) BUCKETS %d\n", quoteList(t.def.BucketColumns), t.def.Buckets)
+		fmt.Fprintf(&sb, "DISTRIBUTED BY HASH(%s) BUCKETS %s\n", quoteList(t.def.BucketColumns), buckets)
 	} else {
-		fmt.Fprintf(&sb, "DISTRIBUTED BY RANDOM BUCKETS %d\n", t.def.Buckets)
+		fmt.Fprintf(&sb, "DISTRIBUTED BY RANDOM BUCKETS %s\n", buckets)
 	}
 	sb.WriteString("PROPERTIES (\n")
 	keys := make([]string, 0, len(t.props))
