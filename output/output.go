@@ -45,7 +45,9 @@ type dorisLoad struct {
 	conf   *config
 	ld     *loader
 	models *keyModels
-	log    *service.Logger
+	// targets knows each target's columns, for the schema check.
+	targets *targetSchemas
+	log     *service.Logger
 
 	inOrder doris.BackoffPolicy // between in-place retries of a batch
 }
@@ -68,6 +70,7 @@ func newDorisLoad(conf *config, log *service.Logger) (*dorisLoad, error) {
 		conf:    conf,
 		ld:      &loader{conf: conf, tr: tr, log: log},
 		models:  newKeyModels(fe),
+		targets: newTargetSchemas(fe),
 		log:     log,
 		inOrder: inOrderBackoff,
 	}, nil
@@ -152,7 +155,8 @@ func (o *dorisLoad) writeParts(ctx context.Context, batch service.MessageBatch, 
 	return nil
 }
 
-// prepare encodes and labels the parts that are not yet.
+// prepare labels and encodes the parts that are not yet, after checking
+// that their targets have every column of the messages' schemas.
 func (o *dorisLoad) prepare(ctx context.Context, batch service.MessageBatch, parts []*part) error {
 	var err error
 	for _, p := range parts {
@@ -164,10 +168,18 @@ func (o *dorisLoad) prepare(ctx context.Context, batch service.MessageBatch, par
 				return err
 			}
 		}
+		o.assignLabel(p)
+		skip, err := o.checkSchemas(ctx, batch, p)
+		if err != nil {
+			return err
+		}
+		if skip {
+			p.ready, p.loaded = true, true
+			continue
+		}
 		if err := encodeBody(o.conf, batch, p); err != nil {
 			return doris.Permanent(err)
 		}
-		o.assignLabel(p)
 		p.ready = true
 	}
 	return nil

@@ -1,0 +1,254 @@
+package output
+
+// The Common-to-Doris type mapping of schema evolution, kept apart so that
+// it can be folded into the table-creation mapping (create_tables) on merge.
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/redpanda-data/benthos/v4/public/schema"
+)
+
+// dorisTypeOf is the Doris type a column added for c is declared with. The
+// Common schema knows no VARCHAR length, integer width below 32 bits or
+// LARGEINT, so strings become STRING and big decimals STRING, which hold
+// every value the message can carry:
+//
+//	BOOLEAN→BOOLEAN  INT32→INT  INT64→BIGINT  FLOAT32→FLOAT  FLOAT64→DOUBLE
+//	DECIMAL(p,s)→DECIMAL(p,s)  BIG_DECIMAL→STRING  STRING, BYTE_ARRAY,
+//	TIME_OF_DAY→STRING  UUID→VARCHAR(36)  DATE→DATE
+//	TIMESTAMP→DATETIME (seconds), DATETIME(3) (millis), DATETIME(6) (micros, nanos)
+//	ANY→JSON  ARRAY→ARRAY<T>  MAP→MAP<STRING,T>  OBJECT→STRUCT<...>
+//
+// NULL and UNION have no Doris type and are an error.
+func dorisTypeOf(c schema.Common) (string, error) {
+	switch c.Type {
+	case schema.Boolean:
+		return "BOOLEAN", nil
+	case schema.Int32:
+		return "INT", nil
+	case schema.Int64:
+		return "BIGINT", nil
+	case schema.Float32:
+		return "FLOAT", nil
+	case schema.Float64:
+		return "DOUBLE", nil
+	case schema.Decimal:
+		if c.Logical == nil || c.Logical.Decimal == nil {
+			return "", fmt.Errorf("column %s: DECIMAL without precision and scale", c.Name)
+		}
+		return fmt.Sprintf("DECIMAL(%d, %d)", c.Logical.Decimal.Precision, c.Logical.Decimal.Scale), nil
+	case schema.BigDecimal, schema.String, schema.ByteArray, schema.TimeOfDay:
+		return "STRING", nil
+	case schema.UUID:
+		return "VARCHAR(36)", nil
+	case schema.Date:
+		return "DATE", nil
+	case schema.Timestamp:
+		switch c.EffectiveTimestamp().Unit {
+		case schema.TimeUnitSeconds:
+			return "DATETIME", nil
+		case schema.TimeUnitMillis:
+			return "DATETIME(3)", nil
+		}
+		return "DATETIME(6)", nil
+	case schema.Any:
+		return "JSON", nil
+	case schema.Array:
+		if len(c.Children) != 1 {
+			return "", fmt.Errorf("column %s: ARRAY needs one element schema", c.Name)
+		}
+		elem, err := dorisTypeOf(c.Children[0])
+		if err != nil {
+			return "", err
+		}
+		return "ARRAY<" + elem + ">", nil
+	case schema.Map:
+		if len(c.Children) != 1 {
+			return "", fmt.Errorf("column %s: MAP needs one value schema", c.Name)
+		}
+		v, err := dorisTypeOf(c.Children[0])
+		if err != nil {
+			return "", err
+		}
+		return "MAP<STRING, " + v + ">", nil
+	case schema.Object:
+		if len(c.Children) == 0 {
+			return "JSON", nil
+		}
+		fields := make([]string, len(c.Children))
+		for i, f := range c.Children {
+			t, err := dorisTypeOf(f)
+			if err != nil {
+				return "", err
+			}
+			fields[i] = structField(f.Name) + ":" + t
+		}
+		return "STRUCT<" + strings.Join(fields, ", ") + ">", nil
+	}
+	return "", fmt.Errorf("column %s: type %s has no Doris type", c.Name, c.Type)
+}
+
+// structField quotes a STRUCT field name when it is not a plain word.
+func structField(name string) string {
+	for _, r := range name {
+		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			return "`" + strings.ReplaceAll(name, "`", "``") + "`"
+		}
+	}
+	return name
+}
+
+// fit is how a message column's values go into an existing target column.
+type fit int
+
+const (
+	fitOK    fit = iota // loads as it is (Doris converts, or the Common type is too coarse to tell)
+	fitWiden            // the target column must be widened first, to widenTo
+	fitNo               // a narrowing or a type Doris cannot convert
+)
+
+// targetType is a Doris column type as SHOW CREATE TABLE prints it,
+// reduced to its name and numeric arguments.
+type targetType struct {
+	name string // upper case, e.g. DECIMAL, VARCHAR, ARRAY
+	args []int
+}
+
+func parseTargetType(s string) targetType {
+	s = strings.TrimSpace(s)
+	end := strings.IndexAny(s, "(<")
+	if end < 0 {
+		return targetType{name: strings.ToUpper(s)}
+	}
+	t := targetType{name: strings.ToUpper(s[:end])}
+	if s[end] == '(' {
+		if close := strings.IndexByte(s, ')'); close > end {
+			for _, a := range strings.Split(s[end+1:close], ",") {
+				if n, err := strconv.Atoi(strings.TrimSpace(a)); err == nil {
+					t.args = append(t.args, n)
+				}
+			}
+		}
+	}
+	return t
+}
+
+func (t targetType) arg(i int) int {
+	if i < len(t.args) {
+		return t.args[i]
+	}
+	return -1
+}
+
+// typeFit judges a message column of Common type c against the target's
+// column type. Only what the Common type can prove is judged: an INT32 may
+// be a TINYINT at the source, a STRING of any length; a coarse match loads
+// as today and Doris itself refuses a value that does not fit (strict mode)
+// or converts it. widenTo is the target's new type for fitWiden.
+func typeFit(c schema.Common, target string) (f fit, widenTo string) {
+	t := parseTargetType(target)
+	switch t.name {
+	case "STRING", "VARCHAR", "CHAR", "TEXT", "JSON", "JSONB", "VARIANT":
+		return fitOK, ""
+	}
+	switch c.Type {
+	case schema.Boolean:
+		return oneOf(t.name, "BOOLEAN", "TINYINT", "SMALLINT", "INT", "BIGINT", "LARGEINT")
+	case schema.Int32:
+		if isDecimal(t.name) || oneOfBool(t.name, "TINYINT", "SMALLINT", "INT", "BIGINT", "LARGEINT", "FLOAT", "DOUBLE") {
+			return fitOK, ""
+		}
+	case schema.Int64:
+		switch {
+		case oneOfBool(t.name, "BIGINT", "LARGEINT", "DOUBLE"):
+			return fitOK, ""
+		case oneOfBool(t.name, "TINYINT", "SMALLINT", "INT"):
+			return fitWiden, "BIGINT"
+		case isDecimal(t.name):
+			return fitOK, ""
+		}
+	case schema.Float32:
+		if oneOfBool(t.name, "FLOAT", "DOUBLE") || isDecimal(t.name) {
+			return fitOK, ""
+		}
+	case schema.Float64:
+		switch {
+		case t.name == "DOUBLE" || isDecimal(t.name):
+			return fitOK, ""
+		case t.name == "FLOAT":
+			return fitWiden, "DOUBLE"
+		}
+	case schema.Decimal:
+		return decimalFit(c, t)
+	case schema.BigDecimal:
+		if t.name == "LARGEINT" || isDecimal(t.name) {
+			return fitOK, ""
+		}
+	case schema.Date:
+		if oneOfBool(t.name, "DATE", "DATEV2", "DATETIME", "DATETIMEV2") {
+			return fitOK, ""
+		}
+	case schema.Timestamp:
+		if oneOfBool(t.name, "DATETIME", "DATETIMEV2") {
+			return fitOK, ""
+		}
+	case schema.Array:
+		return oneOf(t.name, "ARRAY")
+	case schema.Map:
+		return oneOf(t.name, "MAP", "STRUCT")
+	case schema.Object:
+		return oneOf(t.name, "STRUCT", "MAP")
+	case schema.ByteArray, schema.UUID, schema.TimeOfDay, schema.String, schema.Any:
+		// Only a text or JSON column (above) holds these.
+	}
+	return fitNo, ""
+}
+
+// decimalFit: a DECIMAL column holds DECIMAL(p,s) when it keeps at least
+// s fractional and p-s integer digits. One with the same scale and fewer
+// digits is widened (Doris raises a decimal's precision, never its scale).
+func decimalFit(c schema.Common, t targetType) (fit, string) {
+	if c.Logical == nil || c.Logical.Decimal == nil {
+		return fitOK, ""
+	}
+	p, s := int(c.Logical.Decimal.Precision), int(c.Logical.Decimal.Scale)
+	switch {
+	case t.name == "LARGEINT" && s == 0 && p <= 38, t.name == "BIGINT" && s == 0 && p <= 18:
+		return fitOK, ""
+	case !isDecimal(t.name):
+		return fitNo, ""
+	}
+	tp, ts := t.arg(0), t.arg(1)
+	if tp < 0 {
+		return fitOK, "" // DECIMAL without arguments: Doris's default, not judged
+	}
+	ts = max(ts, 0)
+	switch {
+	case ts >= s && tp-ts >= p-s:
+		return fitOK, ""
+	case ts == s && tp < p:
+		return fitWiden, fmt.Sprintf("DECIMAL(%d, %d)", p, s)
+	}
+	return fitNo, ""
+}
+
+func isDecimal(name string) bool { return strings.HasPrefix(name, "DECIMAL") }
+
+func oneOfBool(name string, names ...string) bool {
+	for _, n := range names {
+		if name == n {
+			return true
+		}
+	}
+	return false
+}
+
+func oneOf(name string, names ...string) (fit, string) {
+	if oneOfBool(name, names...) {
+		return fitOK, ""
+	}
+	return fitNo, ""
+}
