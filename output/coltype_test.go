@@ -1,0 +1,67 @@
+package output
+
+import (
+	"testing"
+
+	"github.com/redpanda-data/benthos/v4/public/schema"
+)
+
+func dec(p, s int32) schema.Common {
+	return schema.Common{Name: "d", Type: schema.Decimal, Logical: &schema.LogicalParams{Decimal: &schema.DecimalParams{Precision: p, Scale: s}}}
+}
+
+func TestDorisTypeOfAddedColumns(t *testing.T) {
+	micros := schema.Common{Name: "t", Type: schema.Timestamp, Logical: &schema.LogicalParams{Timestamp: &schema.TimestampParams{Unit: schema.TimeUnitMicros}}}
+	cases := []struct {
+		c    schema.Common
+		want string
+	}{
+		{schema.Common{Name: "a", Type: schema.Int32}, "INT"},
+		{schema.Common{Name: "a", Type: schema.Int64}, "BIGINT"},
+		{schema.Common{Name: "a", Type: schema.String}, "STRING"},
+		{schema.Common{Name: "a", Type: schema.BigDecimal}, "STRING"},
+		{dec(12, 3), "DECIMAL(12, 3)"},
+		{micros, "DATETIME(6)"},
+		{schema.Common{Name: "a", Type: schema.Timestamp}, "DATETIME(3)"}, // Common's default unit is millis
+		{schema.Common{Name: "a", Type: schema.Array, Children: []schema.Common{{Name: "element", Type: schema.Int64}}}, "ARRAY<BIGINT>"},
+		{schema.Common{Name: "a", Type: schema.Map, Children: []schema.Common{{Name: "value", Type: schema.Any}}}, "MAP<STRING, JSON>"},
+		{schema.Common{Name: "a", Type: schema.Object, Children: []schema.Common{{Name: "x", Type: schema.Boolean}, {Name: "my field", Type: schema.Date}}}, "STRUCT<x:BOOLEAN, `my field`:DATE>"},
+	}
+	for _, c := range cases {
+		got, err := dorisTypeOf(c.c)
+		if err != nil || got != c.want {
+			t.Errorf("%s: got %q, %v; want %q", c.c.Type, got, err, c.want)
+		}
+	}
+	if _, err := dorisTypeOf(schema.Common{Name: "u", Type: schema.Union}); err == nil {
+		t.Error("UNION has no Doris type, want an error")
+	}
+}
+
+func TestTypeFitWidensOnlyWhatDorisCan(t *testing.T) {
+	cases := []struct {
+		c      schema.Common
+		target string
+		want   fit
+		to     string
+	}{
+		{schema.Common{Type: schema.Int32}, "tinyint", fitOK, ""}, // INT32 may be a TINYINT at the source
+		{schema.Common{Type: schema.Int64}, "int", fitWiden, "BIGINT"},
+		{schema.Common{Type: schema.Int64}, "bigint", fitOK, ""},
+		{schema.Common{Type: schema.Float64}, "float", fitWiden, "DOUBLE"},
+		{dec(12, 2), "decimal(10,2)", fitWiden, "DECIMAL(12, 2)"},
+		{dec(10, 4), "decimal(10,2)", fitNo, ""}, // a larger scale: Doris never raises it
+		{dec(8, 2), "decimal(10,2)", fitOK, ""},
+		{schema.Common{Type: schema.String}, "int", fitNo, ""},
+		{schema.Common{Type: schema.String}, "varchar(10)", fitOK, ""},
+		{schema.Common{Type: schema.Int64}, "string", fitOK, ""},
+		{schema.Common{Type: schema.Timestamp}, "date", fitNo, ""},
+		{schema.Common{Type: schema.Date}, "datetime(3)", fitOK, ""},
+	}
+	for _, c := range cases {
+		f, to := typeFit(c.c, c.target)
+		if f != c.want || to != c.to {
+			t.Errorf("%s into %s: got %d %q, want %d %q", c.c.Type, c.target, f, to, c.want, c.to)
+		}
+	}
+}

@@ -1,0 +1,41 @@
+package output
+
+import (
+	"testing"
+
+	"github.com/redpanda-data/benthos/v4/public/schema"
+	"github.com/redpanda-data/benthos/v4/public/service"
+)
+
+// TestPartSchemasListsEachSchemaOnce: the part's distinct schemas in order
+// of first appearance, whether attached immutably (doris_binlog), as a
+// plain map (other inputs) or without a fingerprint; messages without
+// schema metadata add none.
+func TestPartSchemasListsEachSchemaOnce(t *testing.T) {
+	a := schema.Common{Name: "t", Type: schema.Object, Children: []schema.Common{{Name: "id", Type: schema.Int64}}}
+	b := schema.Common{Name: "t", Type: schema.Object, Children: []schema.Common{{Name: "id", Type: schema.Int64}, {Name: "x", Type: schema.String}}}
+	noFP := b.ToAny().(map[string]any)
+	delete(noFP, "fingerprint")
+	msgs := service.MessageBatch{
+		change(`{}`, "s", "t", opInsert, 10, 1), change(`{}`, "s", "t", opInsert, 11, 1),
+		change(`{}`, "s", "t", opInsert, 12, 1), change(`{}`, "s", "t", opInsert, 13, 1),
+		change(`{}`, "s", "t", opInsert, 14, 1),
+	}
+	msgs[0].MetaSetImmut(metaSchema, service.ImmutableAny{V: a.ToAny()})
+	msgs[1].MetaSetImmut(metaSchema, service.ImmutableAny{V: a.ToAny()})
+	msgs[2].MetaSetMut(metaSchema, b.ToAny())
+	// msgs[3] carries no schema
+	msgs[4].MetaSetMut(metaSchema, noFP)
+	p := &part{target: "d.t", msgs: []int{0, 1, 2, 3, 4}}
+	got, err := partSchemas(msgs, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0].first != 0 || got[1].first != 2 || got[0].tso != 10 || got[1].tso != 12 || got[0].fp == got[1].fp {
+		t.Fatalf("schemas %+v", got)
+	}
+	msgs[3].MetaSetMut(metaSchema, "not a schema")
+	if _, err := partSchemas(msgs, p); err == nil {
+		t.Fatal("a malformed schema value: want an error naming the message")
+	}
+}
