@@ -105,6 +105,9 @@ func (s *Store) DropColumn(db, table, col string) error {
 	if idx < len(t.keyIdx) {
 		return errorf("Can not drop key column %s", col)
 	}
+	if idx == seqIndex(t) {
+		return errorf("Can not drop sequence mapping column[%s] in Unique data model table[%s]", col, table)
+	}
 	for _, b := range t.bucketIdx {
 		if b == idx {
 			return errorf("Can not drop distribution column: %s", col)
