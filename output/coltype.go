@@ -151,21 +151,24 @@ func (t targetType) arg(i int) int {
 func typeFit(c schema.Common, target string) (f fit, widenTo string) {
 	t := parseTargetType(target)
 	switch t.name {
-	case "STRING", "VARCHAR", "CHAR", "TEXT", "JSON", "JSONB", "VARIANT":
+	case "STRING", "VARCHAR", "CHAR", "TEXT", "JSON", "JSONB", "VARIANT", "IPV4", "IPV6":
 		return fitOK, ""
+	}
+	if !knownTargets[t.name] && !isDecimal(t.name) {
+		return fitOK, "" // a type this mapping does not know (HLL, BITMAP, ...): not judged
 	}
 	switch c.Type {
 	case schema.Boolean:
 		return oneOf(t.name, "BOOLEAN", "TINYINT", "SMALLINT", "INT", "BIGINT", "LARGEINT")
 	case schema.Int32:
-		if isDecimal(t.name) || oneOfBool(t.name, "TINYINT", "SMALLINT", "INT", "BIGINT", "LARGEINT", "FLOAT", "DOUBLE") {
+		if isDecimal(t.name) || oneOfBool(t.name, "TINYINT", "SMALLINT", "INT", "INTEGER", "BIGINT", "LARGEINT", "FLOAT", "DOUBLE") {
 			return fitOK, ""
 		}
 	case schema.Int64:
 		switch {
 		case oneOfBool(t.name, "BIGINT", "LARGEINT", "DOUBLE"):
 			return fitOK, ""
-		case oneOfBool(t.name, "TINYINT", "SMALLINT", "INT"):
+		case oneOfBool(t.name, "TINYINT", "SMALLINT", "INT", "INTEGER"):
 			return fitWiden, "BIGINT"
 		case isDecimal(t.name):
 			return fitOK, ""
@@ -196,7 +199,8 @@ func typeFit(c schema.Common, target string) (f fit, widenTo string) {
 			return fitOK, ""
 		}
 	case schema.Array:
-		return oneOf(t.name, "ARRAY")
+		// doris_binlog sends a MAP with a nested key as an array of entries.
+		return oneOf(t.name, "ARRAY", "MAP")
 	case schema.Map:
 		return oneOf(t.name, "MAP", "STRUCT")
 	case schema.Object:
@@ -233,6 +237,14 @@ func decimalFit(c schema.Common, t targetType) (fit, string) {
 		return fitWiden, fmt.Sprintf("DECIMAL(%d, %d)", p, s)
 	}
 	return fitNo, ""
+}
+
+// knownTargets are the target types typeFit judges; any other loads as it
+// did before schema evolution.
+var knownTargets = map[string]bool{
+	"BOOLEAN": true, "TINYINT": true, "SMALLINT": true, "INT": true, "INTEGER": true, "BIGINT": true, "LARGEINT": true,
+	"FLOAT": true, "DOUBLE": true, "DATE": true, "DATEV2": true, "DATETIME": true, "DATETIMEV2": true,
+	"ARRAY": true, "MAP": true, "STRUCT": true,
 }
 
 func isDecimal(name string) bool { return strings.HasPrefix(name, "DECIMAL") }

@@ -65,3 +65,29 @@ func TestTypeFitWidensOnlyWhatDorisCan(t *testing.T) {
 		}
 	}
 }
+
+// TestTypeFitTakesDorisBinlogTypes: every column doris_binlog describes fits
+// a target of the source's own type, so replicating a table as it is never
+// stops.
+func TestTypeFitTakesDorisBinlogTypes(t *testing.T) {
+	entry := schema.Common{Type: schema.Object, Children: []schema.Common{{Name: "key", Type: schema.Array}, {Name: "value", Type: schema.Int32}}}
+	cases := []struct {
+		c      schema.Common
+		target string
+	}{
+		{schema.Common{Type: schema.String}, "ipv4"},
+		{schema.Common{Type: schema.Array, Children: []schema.Common{entry}}, "map<array<int>,int>"},
+		{schema.Common{Type: schema.BigDecimal}, "largeint"},
+		{schema.Common{Type: schema.Any}, "variant"},
+		{schema.Common{Type: schema.Int32}, "tinyint"},
+		{schema.Common{Type: schema.Boolean}, "boolean"},
+		{dec(10, 2), "decimalv3(10,2)"},
+		{schema.Common{Type: schema.Timestamp}, "datetimev2(6)"},
+		{schema.Common{Type: schema.String}, "hll"},
+	}
+	for _, c := range cases {
+		if f, _ := typeFit(c.c, c.target); f != fitOK {
+			t.Errorf("%s into %s: %d, want it to fit", c.c.Type, c.target, f)
+		}
+	}
+}

@@ -220,8 +220,9 @@ func (o *dorisLoad) widen(ctx context.Context, ts *targetSchema, p *part, w wide
 // alter runs ALTER TABLE on the part's target. An answer containing done
 // ("already exists" for an ADD, "does not exist" for a DROP) means another
 // pipeline made the same change: success. Doris's other refusals are
-// permanent, but for a table busy with another schema change, which
-// passes.
+// permanent, but for a table busy with another schema change ("Table[t]'s
+// state(SCHEMA_CHANGE) is not NORMAL. Do not allow doing ALTER ops"),
+// which passes: the batch is retried.
 func (o *dorisLoad) alter(ctx context.Context, p *part, clause, done string) error {
 	stmt := "ALTER TABLE " + doris.QualifiedTable(p.db, p.table) + " " + clause
 	_, err := doris.Statement(ctx, o.targets.fe, stmt)
@@ -235,7 +236,7 @@ func (o *dorisLoad) alter(ctx context.Context, p *part, clause, done string) err
 	}
 	err = fmt.Errorf("%s: %w", stmt, err)
 	var api *doris.APIError
-	if errors.As(err, &api) && !strings.Contains(msg, "state is not normal") && !strings.Contains(msg, "schema change") {
+	if errors.As(err, &api) && !strings.Contains(msg, "is not normal") && !strings.Contains(msg, "do not allow doing alter") && !strings.Contains(msg, "schema change") {
 		return doris.Permanent(err)
 	}
 	return err

@@ -215,3 +215,53 @@ func TestSchemaEvolutionDropStaysDroppedAcrossReplay(t *testing.T) {
 	want := rows(row("1", "a", "1", "1.00"), row("2", "b", "2", "2.00"), row("3", "c", "3", "3.00"), row("4", "d", "4", "4.00"))
 	waitRows(t, srv, "shop_replica", "orders", want, 10*time.Second, cols...)
 }
+
+// typedSchema attaches a schema whose columns have the given Common types.
+func typedSchema(m *service.Message, types map[string]schema.CommonType, columns ...string) *service.Message {
+	root := schema.Common{Name: "orders", Type: schema.Object}
+	for _, c := range columns {
+		root.Children = append(root.Children, schema.Common{Name: c, Type: types[c], Optional: true})
+	}
+	m.MetaSetImmut("schema", service.ImmutableAny{V: root.ToAny()})
+	return m
+}
+
+// TestSchemaEvolutionWidensAndStopsOnTheRest: with schema_evolution, an
+// INT target column whose messages now carry INT64 is widened to BIGINT
+// before the load and the large value arrives whole; a STRING into an INT
+// column, and a wider key column, stop the batch naming the target, the
+// column and both types, and load nothing.
+func TestSchemaEvolutionWidensAndStopsOnTheRest(t *testing.T) {
+	srv := harness.StartSim(t, dorissim.Config{})
+	harness.CreateTable(t, srv, "shop_replica", "orders", harness.TableOpts{NoBinlog: true})
+	harness.Exec(t, srv, "CREATE TABLE shop_replica.small (`id` INT NOT NULL, `qty` INT) UNIQUE KEY(`id`) DISTRIBUTED BY HASH(`id`) BUCKETS 1 PROPERTIES (\"replication_num\" = \"1\")")
+	ls := startLoadStream(t, "", "", loadOutputYAML(srv, routeByTable, "retry_in_order: false", "schema_evolution:\n  enabled: true"))
+	types := map[string]schema.CommonType{"id": schema.Int64, "name": schema.String, "qty": schema.Int64}
+	wide := typedSchema(changeMsg(`{"id":1,"name":"a","qty":4294967296}`, "shop", "orders", "insert", 100, 1), types, "id", "name", "qty")
+	if err := ls.write(t, wide); err != nil {
+		t.Fatalf("INT64 into an INT column: %v", err)
+	}
+	if got := harness.TableState(t, srv, "shop_replica", "orders", "id", "id", "qty")["1"]["qty"]; got != "4294967296" {
+		t.Fatalf("qty after the widening: %s", got)
+	}
+
+	types["qty"] = schema.String
+	text := typedSchema(changeMsg(`{"id":2,"name":"b","qty":"many"}`, "shop", "orders", "insert", 200, 1), types, "id", "name", "qty")
+	err := ls.write(t, text)
+	for _, want := range []string{"shop_replica.orders", "qty", "bigint", "STRING"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Fatalf("STRING into a BIGINT column: %v, want it to name %s", err, want)
+		}
+	}
+	types["qty"] = schema.Int32
+	key := typedSchema(changeMsg(`{"id":3,"qty":1}`, "shop", "small", "insert", 300, 1), types, "id", "qty")
+	err = ls.write(t, key)
+	for _, want := range []string{"shop_replica.small", "key column id", "int", "INT64"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Fatalf("INT64 into an INT key column: %v, want it to name %s", err, want)
+		}
+	}
+	if n := countRows(t, srv, "shop_replica", "orders") + countRows(t, srv, "shop_replica", "small"); n != 1 {
+		t.Fatalf("%d rows loaded, want only the first", n)
+	}
+}
