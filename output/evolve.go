@@ -42,7 +42,7 @@ func (o *dorisLoad) checkSchemas(ctx context.Context, batch service.MessageBatch
 			return false, err
 		}
 		if !v.ok() {
-			if v, skip, err = o.resolve(ctx, ts, p, s, v); err != nil || skip {
+			if v, skip, err = o.resolve(ctx, ts, batch, p, s, v); err != nil || skip {
 				return skip, err
 			}
 		}
@@ -58,12 +58,21 @@ func (o *dorisLoad) checkSchemas(ctx context.Context, batch service.MessageBatch
 // resolve handles a schema the target does not fit: read the target again
 // (someone may have added the column), skip a part Doris already loaded,
 // else change the target (schema_evolution) or stop.
-func (o *dorisLoad) resolve(ctx context.Context, ts *targetSchema, p *part, s msgSchema, v *verdict) (*verdict, bool, error) {
+func (o *dorisLoad) resolve(ctx context.Context, ts *targetSchema, batch service.MessageBatch, p *part, s msgSchema, v *verdict) (*verdict, bool, error) {
 	var err error
 	if time.Since(ts.readAt) >= rereadEvery {
 		if v, err = o.reread(ctx, ts, p, s); err != nil || v.ok() {
 			return v, false, err
 		}
+	}
+	if len(v.missing) > 0 {
+		// Only columns the bodies hold can lose values.
+		held := *v
+		held.missing = carried(batch, p, s.fp, v.missing)
+		if held.ok() {
+			return &held, false, nil
+		}
+		v = &held
 	}
 	if done, err := o.alreadyLoaded(ctx, p); err != nil || done {
 		return v, done, err
@@ -106,7 +115,7 @@ func (o *dorisLoad) resolve(ctx context.Context, ts *targetSchema, p *part, s ms
 	if v, err = o.reread(ctx, ts, p, s); err != nil {
 		return v, false, err
 	}
-	for _, c := range v.missing {
+	for _, c := range carried(batch, p, s.fp, v.missing) {
 		if ts.droppedAt[strings.ToLower(c.Name)] == 0 {
 			return v, false, doris.Permanent(fmt.Errorf("%s still lacks column %s after ALTER TABLE ADD COLUMN", p.target, c.Name))
 		}

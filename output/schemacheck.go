@@ -1,7 +1,9 @@
 package output
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
@@ -226,4 +228,63 @@ func missingNames(cols []schema.Common) []string {
 		out[i] = c.Name
 	}
 	return out
+}
+
+// carried keeps the columns of cols that some message of schema fp in the
+// part holds as a top-level key of its body. A processor may have removed
+// a column from the bodies and left the schema metadata as it was: such a
+// column has no value to lose. It costs a parse of the schema's messages,
+// and runs only when a column is missing from the target.
+func carried(batch service.MessageBatch, p *part, fp string, cols []schema.Common) []schema.Common {
+	want := make(map[string]schema.Common, len(cols))
+	for _, c := range cols {
+		want[strings.ToLower(c.Name)] = c
+	}
+	var out []schema.Common
+	for _, i := range p.msgs {
+		if len(want) == 0 {
+			break
+		}
+		v, ok := batch[i].MetaGetImmut(metaSchema)
+		if !ok {
+			continue
+		}
+		if f, _, err := schemaFingerprint(v); err != nil || f != fp {
+			continue
+		}
+		raw, err := batch[i].AsBytes()
+		if err != nil {
+			continue
+		}
+		for _, k := range topLevelKeys(raw) {
+			if c, ok := want[strings.ToLower(k)]; ok {
+				out = append(out, c)
+				delete(want, strings.ToLower(k))
+			}
+		}
+	}
+	return out
+}
+
+// topLevelKeys lists the member names of a JSON object; a body that is not
+// one has none (encoding reports it).
+func topLevelKeys(raw []byte) []string {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil
+	}
+	var keys []string
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return keys
+		}
+		k, _ := tok.(string)
+		keys = append(keys, k)
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return keys
+		}
+	}
+	return keys
 }

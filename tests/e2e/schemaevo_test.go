@@ -265,3 +265,17 @@ func TestSchemaEvolutionWidensAndStopsOnTheRest(t *testing.T) {
 		t.Fatalf("%d rows loaded, want only the first", n)
 	}
 }
+
+// TestSchemaCheckIgnoresColumnsTheBodiesDropped: a processor that removes
+// a column from the bodies leaves the schema metadata as it was; with the
+// target lacking that column, nothing is lost and the batch loads.
+func TestSchemaCheckIgnoresColumnsTheBodiesDropped(t *testing.T) {
+	srv := harness.StartSim(t, dorissim.Config{})
+	harness.CreateTable(t, srv, "shop_replica", "orders", harness.TableOpts{NoBinlog: true})
+	ls := startLoadStream(t, "", "", loadOutputYAML(srv, routeByTable, "retry_in_order: false"), "mapping: root = this.without(\"secret\")")
+	m := withSchema(changeMsg(`{"id":1,"name":"a","qty":1,"amount":"1.00","secret":"s"}`, "shop", "orders", "insert", 100, 1), append(slices.Clone(cols), "secret")...)
+	if err := ls.write(t, m); err != nil {
+		t.Fatalf("a column removed from the bodies: %v", err)
+	}
+	waitRows(t, srv, "shop_replica", "orders", rows(row("1", "a", "1", "1.00")), 10*time.Second, cols...)
+}
