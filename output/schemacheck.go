@@ -44,6 +44,9 @@ func partSchemas(batch service.MessageBatch, p *part) ([]msgSchema, error) {
 		if err != nil {
 			return nil, doris.Permanent(fmt.Errorf("message %d into %s: %s metadata: %w", i, p.target, metaSchema, err))
 		}
+		if val == nil {
+			continue // not a Common schema: some other use of the key
+		}
 		if fp == last && len(out) > 0 {
 			continue
 		}
@@ -65,7 +68,9 @@ func partSchemas(batch service.MessageBatch, p *part) ([]msgSchema, error) {
 
 // schemaFingerprint reads the fingerprint that Common.ToAny puts at the top
 // of the value; a value without one (an older producer) is parsed and
-// fingerprinted, which costs a parse per message.
+// fingerprinted, which costs a parse per message. A value that is not an
+// object (a string someone stored under the key) is no Common schema: it
+// is returned as nil and the message is loaded as one without schema.
 func schemaFingerprint(v any) (string, any, error) {
 	switch iv := v.(type) {
 	case service.ImmutableAny:
@@ -73,10 +78,12 @@ func schemaFingerprint(v any) (string, any, error) {
 	case service.ImmutableValue:
 		v = iv.Copy()
 	}
-	if m, ok := v.(map[string]any); ok {
-		if fp, ok := m["fingerprint"].(string); ok && fp != "" {
-			return fp, v, nil
-		}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return "", nil, nil
+	}
+	if fp, ok := m["fingerprint"].(string); ok && fp != "" {
+		return fp, v, nil
 	}
 	c, err := schema.ParseFromAny(v)
 	if err != nil {
@@ -249,7 +256,7 @@ func carried(batch service.MessageBatch, p *part, fp string, cols []schema.Commo
 		if !ok {
 			continue
 		}
-		if f, _, err := schemaFingerprint(v); err != nil || f != fp {
+		if f, val, err := schemaFingerprint(v); err != nil || val == nil || f != fp {
 			continue
 		}
 		raw, err := batch[i].AsBytes()

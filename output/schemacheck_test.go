@@ -1,6 +1,7 @@
 package output
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/redpanda-data/benthos/v4/public/schema"
@@ -34,8 +35,12 @@ func TestPartSchemasListsEachSchemaOnce(t *testing.T) {
 	if len(got) != 2 || got[0].first != 0 || got[1].first != 2 || got[0].tso != 10 || got[1].tso != 12 || got[0].fp == got[1].fp {
 		t.Fatalf("schemas %+v", got)
 	}
-	msgs[3].MetaSetMut(metaSchema, "not a schema")
-	if _, err := partSchemas(msgs, p); err == nil {
-		t.Fatal("a malformed schema value: want an error naming the message")
+	msgs[3].MetaSetMut(metaSchema, "public")
+	if again, err := partSchemas(msgs, p); err != nil || len(again) != 2 {
+		t.Fatalf("a schema value that is no object is some other use of the key: %v %v", again, err)
+	}
+	msgs[3].MetaSetMut(metaSchema, map[string]any{"type": "NOPE"})
+	if _, err := partSchemas(msgs, p); err == nil || !strings.Contains(err.Error(), "message 3 into d.t") {
+		t.Fatalf("a malformed schema object: %v, want an error naming the message", err)
 	}
 }
