@@ -97,7 +97,9 @@ func (o *dorisLoad) resolve(ctx context.Context, ts *targetSchema, batch service
 			return v, false, doris.Permanent(fmt.Errorf("add column to %s: %w", p.target, err))
 		}
 		clause := "ADD COLUMN " + doris.QuoteIdent(c.Name) + " " + typ + " NULL"
-		if err := o.alter(ctx, p, clause, "already exists"); err != nil {
+		// Another pipeline, or a hand, added it first: with this type, or
+		// another, which the reread below judges.
+		if err := o.alter(ctx, p, clause, "already exists", "repeatedly add same column"); err != nil {
 			return v, false, err
 		}
 		changed = true
@@ -200,7 +202,7 @@ func (o *dorisLoad) widen(ctx context.Context, ts *targetSchema, p *part, w wide
 	if n, ok := ts.nullable[strings.ToLower(w.col.Name)]; ok && !n {
 		null = " NOT NULL"
 	}
-	if err := o.alter(ctx, p, "MODIFY COLUMN "+doris.QuoteIdent(w.col.Name)+" "+w.to+null, ""); err != nil {
+	if err := o.alter(ctx, p, "MODIFY COLUMN "+doris.QuoteIdent(w.col.Name)+" "+w.to+null); err != nil {
 		return err
 	}
 	deadline := time.Now().Add(o.conf.stateWait)
@@ -226,22 +228,24 @@ func (o *dorisLoad) widen(ctx context.Context, ts *targetSchema, p *part, w wide
 	}
 }
 
-// alter runs ALTER TABLE on the part's target. An answer containing done
-// ("already exists" for an ADD, "does not exist" for a DROP) means another
-// pipeline made the same change: success. Doris's other refusals are
+// alter runs ALTER TABLE on the part's target. An answer containing one of
+// done ("already exists" for an ADD, "does not exist" for a DROP) means
+// another pipeline made the change: success. Doris's other refusals are
 // permanent, but for a table busy with another schema change ("Table[t]'s
 // state(SCHEMA_CHANGE) is not NORMAL. Do not allow doing ALTER ops"),
 // which passes: the batch is retried.
-func (o *dorisLoad) alter(ctx context.Context, p *part, clause, done string) error {
+func (o *dorisLoad) alter(ctx context.Context, p *part, clause string, done ...string) error {
 	stmt := "ALTER TABLE " + doris.QualifiedTable(p.db, p.table) + " " + clause
 	_, err := doris.Statement(ctx, o.targets.fe, stmt)
 	if err == nil {
 		return nil
 	}
 	msg := strings.ToLower(err.Error())
-	if done != "" && strings.Contains(msg, done) {
-		o.log.Debugf("doris_load: %s: done already (%v)", stmt, err)
-		return nil
+	for _, d := range done {
+		if strings.Contains(msg, d) {
+			o.log.Debugf("doris_load: %s: done already (%v)", stmt, err)
+			return nil
+		}
 	}
 	err = fmt.Errorf("%s: %w", stmt, err)
 	var api *doris.APIError

@@ -49,6 +49,7 @@ PROPERTIES ("binlog.enable" = "true", "binlog.format" = "ROW")`,
 	}
 	for q, msg := range map[string]string{
 		"ALTER TABLE sales.sc ADD COLUMN extra INT NULL":           "Can not add column which already exists in base table: extra",
+		"ALTER TABLE sales.sc ADD COLUMN extra BIGINT NULL":        "Repeatedly add same column with different definition: extra",
 		"ALTER TABLE sales.sc DROP COLUMN nope":                    "Column does not exists: nope",
 		"ALTER TABLE sales.sc DROP COLUMN id":                      "Can not drop key column in Unique data model table",
 		"ALTER TABLE sales.sc DROP COLUMN seq":                     "Can not drop sequence mapping column[seq] in Unique data model table[sc]",

@@ -279,3 +279,52 @@ func TestSchemaCheckIgnoresColumnsTheBodiesDropped(t *testing.T) {
 	}
 	waitRows(t, srv, "shop_replica", "orders", rows(row("1", "a", "1", "1.00")), 10*time.Second, cols...)
 }
+
+// TestSchemaEvolutionTwoPipelinesAddTheSameColumn: two outputs follow the
+// same change into one target. The second finds the column added by the
+// first ("already exists"), or by hand with another integer type
+// ("Repeatedly add same column with different definition"), and loads.
+func TestSchemaEvolutionTwoPipelinesAddTheSameColumn(t *testing.T) {
+	srv := harness.StartSim(t, dorissim.Config{})
+	harness.CreateTable(t, srv, "shop_replica", "orders", harness.TableOpts{NoBinlog: true})
+	evolve := "schema_evolution:\n  enabled: true"
+	a := startLoadStream(t, "", "", loadOutputYAML(srv, routeByTable, "label_prefix: a", evolve))
+	b := startLoadStream(t, "", "", loadOutputYAML(srv, routeByTable, "label_prefix: b", evolve))
+	first := func(id int) *service.Message {
+		return withSchema(changeMsg(fmt.Sprintf(`{"id":%d,"name":"a","qty":1,"amount":"1.00"}`, id), "shop", "orders", "insert", int64(100+id), 1), cols...)
+	}
+	extra := func(id, v int) *service.Message {
+		return withSchema(changeMsg(fmt.Sprintf(`{"id":%d,"name":"b","qty":2,"amount":"2.00","extra":%d}`, id, v), "shop", "orders", "insert", int64(200+id), 1), colsExtra...)
+	}
+	// Both read the target's columns now; the second's stay unread again
+	// for a second, so it runs its own ADD COLUMN.
+	for _, ls := range []*loadStream{a, b} {
+		if err := ls.write(t, first(1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := a.write(t, extra(2, 20)); err != nil {
+		t.Fatalf("first pipeline: %v", err)
+	}
+	if err := b.write(t, extra(3, 30)); err != nil {
+		t.Fatalf("second pipeline, after the first added the column: %v", err)
+	}
+
+	harness.Exec(t, srv, "CREATE TABLE shop_replica.items (`id` BIGINT NOT NULL, `name` VARCHAR(64), `qty` INT, `amount` DECIMAL(10, 2)) "+
+		"UNIQUE KEY(`id`) DISTRIBUTED BY HASH(`id`) BUCKETS 1 PROPERTIES (\"replication_num\" = \"1\")")
+	item := func(m *service.Message) *service.Message { m.MetaSetMut("table", "items"); return m }
+	if err := b.write(t, item(first(1))); err != nil {
+		t.Fatal(err)
+	}
+	harness.Exec(t, srv, "ALTER TABLE shop_replica.items ADD COLUMN extra BIGINT")
+	if err := b.write(t, item(extra(4, 40))); err != nil {
+		t.Fatalf("a column added by hand with a wider type: %v", err)
+	}
+	want := rows(harness.Row{"id": "1", "name": "a", "qty": "1", "amount": "1.00", "extra": "NULL"},
+		harness.Row{"id": "2", "name": "b", "qty": "2", "amount": "2.00", "extra": "20"},
+		harness.Row{"id": "3", "name": "b", "qty": "2", "amount": "2.00", "extra": "30"})
+	waitRows(t, srv, "shop_replica", "orders", want, 10*time.Second, colsExtra...)
+	want = rows(harness.Row{"id": "1", "name": "a", "qty": "1", "amount": "1.00", "extra": "NULL"},
+		harness.Row{"id": "4", "name": "b", "qty": "2", "amount": "2.00", "extra": "40"})
+	waitRows(t, srv, "shop_replica", "items", want, 10*time.Second, colsExtra...)
+}
