@@ -110,3 +110,49 @@ func columnsOf(t *testing.T, srv *dorissim.Server, db, table string) []string {
 	}
 	return out
 }
+
+// TestMissingColumnStopsThenResumesAfterRestart: without schema_evolution,
+// ADD COLUMN on the source stops the stream before any row holding the
+// column loads, the stop is logged naming the target and the column, and
+// the checkpoint stays before it: after the column is added to the target
+// by hand, a restarted run loads every value.
+func TestMissingColumnStopsThenResumesAfterRestart(t *testing.T) {
+	srv := harness.StartSim(t, dorissim.Config{})
+	harness.CreateTable(t, srv, "se", "src", harness.TableOpts{})
+	harness.CreateTable(t, srv, "se_t", "src", harness.TableOpts{NoBinlog: true})
+	w := harness.NewWorkload(srv, "se", "src", 42)
+	if err := w.Insert(ctxFor(t, time.Minute), 20); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	cacheDir := filepath.Join(dir, "cp")
+	conf := strings.Replace(schemaEvoConfig(srv, cacheDir), "    schema_evolution:\n      enabled: true\n", "", 1)
+
+	first := startLoadRun(t, dir, cacheDir, 1, conf)
+	waitTable(t, first, srv, harness.TableState(t, srv, "se", "src", "id", columns...), columns)
+	harness.Exec(t, srv, "ALTER TABLE se.src ADD COLUMN extra INT",
+		"INSERT INTO se.src (id, name, qty, amount, extra) VALUES (1001, 'new', 1, 1.00, 7)",
+		"UPDATE se.src SET extra = 8 WHERE id = 1")
+	const stop = "carries column(s) extra, which se_t.src lacks"
+	for deadline := time.Now().Add(60 * time.Second); !strings.Contains(first.log(), stop); {
+		if _, ok := harness.TableState(t, srv, "se_t", "src", "id", columns...)["1001"]; ok {
+			t.Fatal("row 1001 was loaded without its column extra")
+		}
+		if first.exited() || time.Now().After(deadline) {
+			t.Fatalf("run 1 did not log %q\n%s", stop, first.logTail())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if _, ok := harness.TableState(t, srv, "se_t", "src", "id", columns...)["1001"]; ok {
+		t.Fatal("row 1001 was loaded without its column extra")
+	}
+	first.kill(t)
+
+	harness.Exec(t, srv, "ALTER TABLE se_t.src ADD COLUMN extra INT")
+	second := startLoadRun(t, dir, cacheDir, 2, conf)
+	withExtra := append(slices.Clone(columns), "extra")
+	waitTable(t, second, srv, harness.TableState(t, srv, "se", "src", "id", withExtra...), withExtra)
+	if code := second.terminate(t, 60*time.Second); code != 0 {
+		t.Errorf("the second run exited with %d after SIGTERM", code)
+	}
+}
