@@ -162,3 +162,27 @@ func benchSchema() service.ImmutableValue {
 	}}
 	return service.ImmutableAny{V: root.ToAny()}
 }
+
+// BenchmarkSchemaScan measures the per-row part of the schema check alone,
+// scanning a part's messages apart from splitBatch (which does it while it
+// reads their other metadata, in cache): the same with schema_evolution
+// enabled or not, to set against BenchmarkEncodeBatch's ns/row.
+func BenchmarkSchemaScan(b *testing.B) {
+	meta := benchSchema()
+	batch := make(service.MessageBatch, 4064)
+	p := &part{target: "shop_replica.orders", msgs: make([]int, len(batch))}
+	for i := range batch {
+		batch[i] = change(`{"id":1}`, "shop", "orders", opUpdateAfter, 470842795122229249+int64(i), int64(i))
+		batch[i].MetaSetImmut(metaSchema, meta)
+		p.msgs[i] = i
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		p.scan = nil
+		if s, err := partSchemas(batch, p); err != nil || len(s) != 1 {
+			b.Fatal(s, err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(batch)), "ns/row")
+}

@@ -24,7 +24,7 @@ const rereadEvery = time.Second
 // Messages without schema metadata, CSV bodies and an explicit columns
 // list are loaded as Doris matches them.
 func (o *dorisLoad) checkSchemas(ctx context.Context, batch service.MessageBatch, p *part) (skip bool, err error) {
-	if o.conf.format != formatJSON || o.conf.columns != "" {
+	if !checksSchemas(o.conf) {
 		return false, nil
 	}
 	schemas, err := partSchemas(batch, p)
@@ -54,6 +54,10 @@ func (o *dorisLoad) checkSchemas(ctx context.Context, batch service.MessageBatch
 	}
 	return false, nil
 }
+
+// checksSchemas tells whether the bodies' keys are matched to columns by
+// name, which is when a column the target lacks loses its values.
+func checksSchemas(c *config) bool { return c.format == formatJSON && c.columns == "" }
 
 // resolve handles a schema the target does not fit: read the target again
 // (someone may have added the column), skip a part Doris already loaded,

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/redpanda-data/benthos/v4/public/schema"
 	"github.com/redpanda-data/benthos/v4/public/service"
@@ -28,43 +29,74 @@ type msgSchema struct {
 	tso   int64 // that message's tso, 0 when it has none
 }
 
-// partSchemas lists the distinct schemas of the part's messages in order of
-// first appearance. Per message it costs a metadata lookup and the
-// comparison of a fingerprint with the previous one: the strings the input
-// attaches are shared, so equal ones compare by pointer.
-func partSchemas(batch service.MessageBatch, p *part) ([]msgSchema, error) {
-	var out []msgSchema
-	last := ""
-	for _, i := range p.msgs {
-		v, ok := batch[i].MetaGetImmut(metaSchema)
-		if !ok {
-			continue
-		}
-		fp, val, err := schemaFingerprint(v)
-		if err != nil {
-			return nil, doris.Permanent(fmt.Errorf("message %d into %s: %s metadata: %w", i, p.target, metaSchema, err))
-		}
-		if val == nil {
-			continue // not a Common schema: some other use of the key
-		}
-		if fp == last && len(out) > 0 {
-			continue
-		}
-		last = fp
-		seen := false
-		for _, s := range out {
-			if s.fp == fp {
-				seen = true
-				break
-			}
-		}
-		if !seen {
-			tso, _ := metaInt(batch[i], metaTSO)
-			out = append(out, msgSchema{fp: fp, value: val, first: i, tso: tso})
+// schemaScan collects the distinct schemas of a part's messages in order
+// of first appearance. splitBatch feeds it each message while it reads the
+// message's other metadata, so the lookup finds the metadata in cache; per
+// message it costs that lookup and, when the value is not the previous
+// message's map, a fingerprint comparison.
+type schemaScan struct {
+	schemas []msgSchema
+	err     error
+	last    string
+	lastMap unsafe.Pointer
+}
+
+// note takes message i's schema metadata, if any.
+func (sc *schemaScan) note(m *service.Message, i int, target string) {
+	if sc.err != nil {
+		return
+	}
+	v, ok := m.MetaGetImmut(metaSchema)
+	if !ok {
+		return
+	}
+	// The input attaches one value per table schema to all its messages:
+	// the same map as the previous message's is the same schema.
+	if iv, ok := v.(service.ImmutableAny); ok && sc.lastMap != nil {
+		if mv, ok := iv.V.(map[string]any); ok && mapPointer(mv) == sc.lastMap {
+			return
 		}
 	}
-	return out, nil
+	fp, val, err := schemaFingerprint(v)
+	if err != nil {
+		sc.err = doris.Permanent(fmt.Errorf("message %d into %s: %s metadata: %w", i, target, metaSchema, err))
+		return
+	}
+	if val == nil {
+		return // not a Common schema: some other use of the key
+	}
+	sc.lastMap = nil
+	if mv, ok := val.(map[string]any); ok {
+		sc.lastMap = mapPointer(mv)
+	}
+	if fp == sc.last && len(sc.schemas) > 0 {
+		return
+	}
+	sc.last = fp
+	for _, s := range sc.schemas {
+		if s.fp == fp {
+			return
+		}
+	}
+	tso, _ := metaInt(m, metaTSO)
+	sc.schemas = append(sc.schemas, msgSchema{fp: fp, value: val, first: i, tso: tso})
 }
+
+// partSchemas lists the distinct schemas of the part's messages, from the
+// scan splitBatch made, or by scanning them now.
+func partSchemas(batch service.MessageBatch, p *part) ([]msgSchema, error) {
+	if p.scan == nil {
+		p.scan = &schemaScan{}
+		for _, i := range p.msgs {
+			p.scan.note(batch[i], i, p.target)
+		}
+	}
+	return p.scan.schemas, p.scan.err
+}
+
+// mapPointer is the identity of a map: a map value is a pointer to its
+// header, which Go does not let maps compare by.
+func mapPointer(m map[string]any) unsafe.Pointer { return *(*unsafe.Pointer)(unsafe.Pointer(&m)) }
 
 // schemaFingerprint reads the fingerprint that Common.ToAny puts at the top
 // of the value; a value without one (an older producer) is parsed and

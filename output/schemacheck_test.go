@@ -36,10 +36,12 @@ func TestPartSchemasListsEachSchemaOnce(t *testing.T) {
 		t.Fatalf("schemas %+v", got)
 	}
 	msgs[3].MetaSetMut(metaSchema, "public")
+	p.scan = nil // scan again
 	if again, err := partSchemas(msgs, p); err != nil || len(again) != 2 {
 		t.Fatalf("a schema value that is no object is some other use of the key: %v %v", again, err)
 	}
 	msgs[3].MetaSetMut(metaSchema, map[string]any{"type": "NOPE"})
+	p.scan = nil
 	if _, err := partSchemas(msgs, p); err == nil || !strings.Contains(err.Error(), "message 3 into d.t") {
 		t.Fatalf("a malformed schema object: %v, want an error naming the message", err)
 	}
