@@ -48,6 +48,8 @@ type config struct {
 	readTimeout    time.Duration
 	stateWait      time.Duration // how long an in-doubt label is waited for
 	create         createConfig  // create_tables
+	evolve         bool          // schema_evolution.enabled
+	dropColumns    bool          // schema_evolution.drop_columns
 }
 
 // labels reports whether loads carry labels: group commit refuses them.
@@ -67,7 +69,7 @@ func parseConfig(pc *service.ParsedConfig) (*config, error) {
 	if c.target, err = pc.FieldInterpolatedString(fieldTableIdentifier); err != nil {
 		return nil, fieldErr(fieldTableIdentifier, err)
 	}
-	for _, step := range []func(*service.ParsedConfig, *config) error{parseLoadOptions, parseCDC, parseLabels, parseRequests, parseCreate} {
+	for _, step := range []func(*service.ParsedConfig, *config) error{parseLoadOptions, parseCDC, parseLabels, parseRequests, parseCreate, parseEvolution} {
 		if err := step(pc, c); err != nil {
 			return nil, err
 		}

@@ -34,6 +34,7 @@ func TestConfigErrorsNameTheField(t *testing.T) {
 		"max_filter_ratio: 2\n":                             "max_filter_ratio must be between 0 and 1",
 		"headers:\n  label: x\n":                            "headers.label is set by doris_load itself",
 		"request_retries: 0\n":                              "request_retries must be at least 1",
+		"schema_evolution:\n  drop_columns: true\n":         "schema_evolution.drop_columns needs schema_evolution.enabled",
 		"headers:\n  where: \"a=1\\r\\nX-Evil: 1\"\n":       "field headers: headers.where holds a line break",
 		"headers:\n  \"bad name\": x\n":                     `field headers: "bad name" is not a valid HTTP header name`,
 		"headers:\n  where: \"a\\x00\"\n":                   "headers.where holds control character 0x00",
@@ -79,6 +80,7 @@ func TestLintRules(t *testing.T) {
 		"headers:\n  \"bad:name\": x\n":                     `headers: "bad:name" is not a valid HTTP header name`,
 		"columns: \"id,\\nname\"\n":                         "columns holds a line break",
 		"sequence_column: \"s\\rt\"\n":                      "sequence_column holds a line break",
+		"schema_evolution:\n  drop_columns: true\n":         "schema_evolution.drop_columns needs schema_evolution.enabled",
 	} {
 		b := service.NewStreamBuilder()
 		err := b.AddOutputYAML("doris_load:\n  fenodes: 127.0.0.1:8030\n  username: root\n  table_identifier: db.t\n  " + strings.ReplaceAll(strings.TrimSpace(yaml), "\n", "\n  ") + "\n")

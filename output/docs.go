@@ -48,6 +48,15 @@ events is retried in place (` + "`retry_in_order`" + `) for the same reason. ` +
 
 With ` + "`two_phase_commit`" + `, all targets of a batch are pre-committed first and committed afterwards, so they
 become visible together; a failure aborts what was pre-committed.
+
+### Schema changes
+
+Stream Load ignores the JSON keys a table lacks. So that no column's values are dropped that way, the
+messages' ` + "`schema`" + ` metadata (a Common schema, as ` + "`doris_binlog`" + ` attaches it) is compared with each target's
+columns, read once with SHOW CREATE TABLE; each schema is judged once per target by its fingerprint. A
+change whose schema has a column the target lacks fails its batch with a permanent error naming the
+target and the column, and nothing after it loads until the column exists; with ` + "`schema_evolution`" + ` the
+column is added first. See ` + "`schema_evolution`" + `.
 `
 
 const exampleReplicate = `
@@ -65,6 +74,8 @@ output:
     username: root
     table_identifier: shop_replica.${! @table }
     sequence_column: _src_tso
+    schema_evolution:
+      enabled: true
     batching:
       count: 1000
 

@@ -46,7 +46,9 @@ type dorisLoad struct {
 	ld     *loader
 	models *keyModels
 	create *creator // nil unless create_tables is enabled
-	log    *service.Logger
+	// targets knows each target's columns, for the schema check.
+	targets *targetSchemas
+	log     *service.Logger
 
 	inOrder doris.BackoffPolicy // between in-place retries of a batch
 }
@@ -77,6 +79,7 @@ func newDorisLoad(conf *config, log *service.Logger) (*dorisLoad, error) {
 		conf:    conf,
 		ld:      &loader{conf: conf, tr: tr, log: log},
 		models:  newKeyModels(fe),
+		targets: newTargetSchemas(fe),
 		log:     log,
 		inOrder: inOrderBackoff,
 	}, nil
@@ -164,7 +167,8 @@ func (o *dorisLoad) writeParts(ctx context.Context, batch service.MessageBatch, 
 	return nil
 }
 
-// prepare encodes and labels the parts that are not yet.
+// prepare labels and encodes the parts that are not yet, after checking
+// that their targets have every column of the messages' schemas.
 func (o *dorisLoad) prepare(ctx context.Context, batch service.MessageBatch, parts []*part) error {
 	var err error
 	for _, p := range parts {
@@ -181,10 +185,18 @@ func (o *dorisLoad) prepare(ctx context.Context, batch service.MessageBatch, par
 				return err
 			}
 		}
+		o.assignLabel(p)
+		skip, err := o.checkSchemas(ctx, batch, p)
+		if err != nil {
+			return err
+		}
+		if skip {
+			p.ready, p.loaded = true, true
+			continue
+		}
 		if err := encodeBody(o.conf, batch, p); err != nil {
 			return doris.Permanent(err)
 		}
-		o.assignLabel(p)
 		p.ready = true
 	}
 	return nil

@@ -50,9 +50,10 @@ type part struct {
 	model             string // keysType, looked up only when needed
 	body              []byte
 	rows              int
-	label             string // kept across the attempts of one WriteBatch
-	ready             bool   // encoded and labelled
-	loaded            bool   // in Doris: later attempts of the batch skip it
+	label             string      // kept across the attempts of one WriteBatch
+	ready             bool        // encoded and labelled
+	loaded            bool        // in Doris: later attempts of the batch skip it
+	scan              *schemaScan // the messages' schemas, when the schema check applies
 }
 
 // splitBatch groups a batch by target table, keeping message order within each
@@ -80,6 +81,9 @@ func splitBatch(conf *config, batch service.MessageBatch) ([]*part, error) {
 				return nil, fmt.Errorf("field %s of message %d: %w", fieldTableIdentifier, i, err)
 			}
 			p = &part{target: target, db: db, table: table, positioned: true}
+			if checksSchemas(conf) {
+				p.scan = &schemaScan{}
+			}
 			if len(parts) == 0 {
 				// Most batches have one target: room for all of it at once.
 				p.msgs, p.ops = make([]int, 0, len(batch)), make([]string, 0, len(batch))
@@ -100,6 +104,9 @@ func splitBatch(conf *config, batch service.MessageBatch) ([]*part, error) {
 		}
 		if p.positioned {
 			p.place(m, op, conf.cdc == cdcOff)
+		}
+		if p.scan != nil {
+			p.scan.note(m, i, target)
 		}
 		p.msgs = append(p.msgs, i)
 		p.ops = append(p.ops, op)

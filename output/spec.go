@@ -30,6 +30,10 @@ const (
 	fieldReadTimeout     = "request_read_timeout"
 	fieldBatching        = "batching"
 
+	fieldSchemaEvolution = "schema_evolution"
+	fieldEvolveEnabled   = "enabled"
+	fieldEvolveDrop      = "drop_columns"
+
 	// fieldAllowPlaintextRedirects lets an https FE send a load on to
 	// plain http.
 	fieldAllowPlaintextRedirects = "allow_plaintext_redirects"
@@ -62,6 +66,7 @@ func Spec() *service.ConfigSpec {
 		Fields(cdcFields()...).
 		Field(createFields()).
 		Fields(labelFields()...).
+		Field(evolutionField()).
 		Fields(requestFields()...).
 		Field(service.NewOutputMaxInFlightField().Default(1).
 			Description("The maximum number of batches loaded at once. Above 1, loads into one table may finish out of order, so a later change can be overwritten by an earlier one: keep 1 for change streams unless `sequence_column` is set or the targets only append.")).
@@ -190,5 +195,6 @@ root = [
   if $gc != "off_mode" && this.label_prefix.or("rpconnect_doris") != "rpconnect_doris" { "label_prefix cannot be combined with group_commit %s: Doris refuses labels in group commit".format($gc) } else { "" },
   if this.partial_columns.or(false) && this.columns.or("") == "" { "partial_columns needs columns: the columns each row updates" } else { "" },
   if this.sequence_column.or("") != "" && this.format.or("json").string().lowercase() != "json" { "sequence_column needs format json" } else { "" },
+  if this.schema_evolution.drop_columns.or(false) && !this.schema_evolution.enabled.or(false) { "schema_evolution.drop_columns needs schema_evolution.enabled" } else { "" },
   if $gc == "off_mode" && this.cdc.or("auto").string().lowercase() != "false" && this.batching.period.or("") != "" { "batching.period cuts batches by time, so a batch replayed after a restart may hold other rows, get another label and load twice: leave batching to the input (doris_binlog's batch_size), or set cdc: false when the messages carry no source positions" } else { "" },
 ].merge($hdr).merge($names).merge($values)`

@@ -9,6 +9,8 @@ import (
 	"io"
 	"net/http"
 	"strings"
+
+	"github.com/rpconnect-doris/rpconnect-doris/tests/dorissim/storage"
 )
 
 // separator decodes a Doris separator header; "\x01"-style hex is allowed.
@@ -77,7 +79,7 @@ func csvRejectReason(got, want int, lineSep, colSep, line string) string {
 
 // parseJSON reads one object per line (or a stream of objects), or with
 // strip_outer_array=true a single array of objects.
-func parseJSON(h http.Header, body []byte, cols []string) ([][]*string, int64, error) {
+func parseJSON(h http.Header, body []byte, cols []string, defaults []*string) ([][]*string, int64, error) {
 	strip := strings.EqualFold(h.Get("strip_outer_array"), "true")
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
@@ -111,7 +113,7 @@ func parseJSON(h http.Header, body []byte, cols []string) ([][]*string, int64, e
 	}
 	rows := make([][]*string, len(objs))
 	for i, obj := range objs {
-		row, err := jsonRow(obj, cols)
+		row, err := jsonRow(obj, cols, defaults)
 		if err != nil {
 			return nil, int64(len(objs)), fmt.Errorf("JSON row %d: %w", i+1, err)
 		}
@@ -120,7 +122,11 @@ func parseJSON(h http.Header, body []byte, cols []string) ([][]*string, int64, e
 	return rows, int64(len(objs)), nil
 }
 
-func jsonRow(obj map[string]json.RawMessage, cols []string) ([]*string, error) {
+// jsonRow takes the row's value of each column. Keys the columns do not
+// name are never read; a column the object lacks gets its default, or
+// NULL (Doris's NewJsonReader reads the object by the load's slots and
+// fills a missing one in _fill_missing_column).
+func jsonRow(obj map[string]json.RawMessage, cols []string, defaults []*string) ([]*string, error) {
 	row := make([]*string, len(cols))
 	for i, c := range cols {
 		raw, found := obj[c]
@@ -133,6 +139,9 @@ func jsonRow(obj map[string]json.RawMessage, cols []string) ([]*string, error) {
 			}
 		}
 		if !found {
+			if i < len(defaults) {
+				row[i] = defaults[i]
+			}
 			continue
 		}
 		s, isNull, err := jsonText(raw)
@@ -163,4 +172,26 @@ func jsonText(raw json.RawMessage) (string, bool, error) {
 		return b.String(), false, err
 	}
 	return string(t), false, nil
+}
+
+// jsonDefaults is the text of each load column's literal DEFAULT, nil for
+// none (or a function such as CURRENT_TIMESTAMP, which the simulator does
+// not evaluate here: such a column the object lacks loads NULL).
+func jsonDefaults(a *api, db, table string, cols []string) []*string {
+	info, err := a.cfg.Backend.Table(db, table)
+	if err != nil {
+		return nil // the load itself reports the missing table
+	}
+	out := make([]*string, len(cols))
+	for i, name := range cols {
+		for _, c := range info.Def.Columns {
+			if strings.EqualFold(c.Name, name) && c.Default != nil {
+				if _, _, isFunc := storage.DefaultFunction(c); !isFunc {
+					d := *c.Default
+					out[i] = &d
+				}
+			}
+		}
+	}
+	return out
 }

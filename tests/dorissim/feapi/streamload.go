@@ -226,7 +226,7 @@ func parseLoad(a *api, h http.Header, db, table string, body []byte) (storage.Lo
 	case "", "csv":
 		rows, total, filtered, err = parseCSV(h, body, len(cols))
 	case "json":
-		rows, total, err = parseJSON(h, body, cols)
+		rows, total, err = parseJSON(h, body, cols, jsonDefaults(a, db, table, cols))
 	default:
 		err = fmt.Errorf("unsupported format %q", h.Get("format"))
 	}

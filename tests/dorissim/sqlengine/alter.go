@@ -9,7 +9,8 @@ import (
 )
 
 // alterTable handles the light schema changes Doris allows on row binlog
-// tables: ADD COLUMN, DROP COLUMN, ADD/DROP PARTITION and SET properties.
+// tables: ADD COLUMN, DROP COLUMN, ADD/DROP PARTITION and SET properties;
+// and MODIFY COLUMN on tables without one.
 func alterTable(s *Session, gctx *sql.Context, c *cursor) (*Result, error) {
 	db, table, ok := c.tableName()
 	if !ok {
@@ -22,6 +23,12 @@ func alterTable(s *Session, gctx *sql.Context, c *cursor) (*Result, error) {
 	switch {
 	case c.accept("add", "column"):
 		return addColumn(s, gctx, db, table, c)
+	case c.accept("modify", "column"):
+		col, err := parseColumnDef(c)
+		if err != nil {
+			return nil, err
+		}
+		return okOrErr(s.eng.store.ModifyColumn(db, table, col))
 	case c.accept("drop", "column"):
 		name, ok := c.ident()
 		if !ok {

@@ -63,8 +63,13 @@ func (s *Store) AddColumnAt(db, table string, col Column, wall time.Time) error 
 	if err != nil {
 		return err
 	}
-	if t.colIndex(col.Name) >= 0 {
-		return errorf("Can not add column which already exists in base table: %s", col.Name)
+	if i := t.colIndex(col.Name); i >= 0 {
+		// SchemaChangeHandler.addColumnInternal refuses an equal column;
+		// checkAndAddColumn then one defined otherwise.
+		if sameColumn(t.def.Columns[i], col) {
+			return errorf("Can not add column which already exists in base table: %s", col.Name)
+		}
+		return errorf("Repeatedly add same column with different definition: %s", col.Name)
 	}
 	if col.Key {
 		return errorf("Can not add key column %s: only value columns support light schema change", col.Name)
@@ -104,6 +109,9 @@ func (s *Store) DropColumn(db, table, col string) error {
 	}
 	if idx < len(t.keyIdx) {
 		return errorf("Can not drop key column %s", col)
+	}
+	if idx == seqIndex(t) {
+		return errorf("Can not drop sequence mapping column[%s] in Unique data model table[%s]", col, table)
 	}
 	for _, b := range t.bucketIdx {
 		if b == idx {
@@ -234,4 +242,11 @@ func setNeedHist(t *table, v string) error {
 	}
 	t.needHist = b
 	return nil
+}
+
+// sameColumn is Column.equals for what the simulator keeps of a column.
+func sameColumn(a, b Column) bool {
+	return strings.EqualFold(a.Name, b.Name) && a.Type.String() == b.Type.String() && a.Nullable == b.Nullable &&
+		a.Key == b.Key && a.Comment == b.Comment && (a.Default == nil) == (b.Default == nil) &&
+		(a.Default == nil || *a.Default == *b.Default)
 }
