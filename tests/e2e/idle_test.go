@@ -48,16 +48,28 @@ func TestIdleTablesAreNotQueried(t *testing.T) {
 			replayEquals(t, srv, col, "idle", "t00", "t07")
 
 			// Quiet: after at most two more windows of the changed tables, a
-			// poll queries nothing (or everything, without the rule).
-			time.Sleep(3 * time.Second)
+			// poll queries nothing (or everything, without the rule). Polls
+			// are counted by the FE's GET /api/tso, asked twice a poll with
+			// the rule (window end and fence) and once without.
+			perPoll := int64(1)
+			if skip {
+				perPoll = 2
+			}
+			polls := func(n int64) {
+				from := srv.Stats().HTTP["GET /api/tso"]
+				harness.WaitFor(t, 60*time.Second, fmt.Sprintf("%d polls", n), func() bool {
+					return srv.Stats().HTTP["GET /api/tso"]-from >= n*perPoll
+				})
+			}
+			polls(3)
 			from := srv.Stats().FEIncrQueries
-			time.Sleep(3 * time.Second)
+			polls(3)
 			n := srv.Stats().FEIncrQueries - from
 			if skip && n != 0 {
-				t.Fatalf("%d @incr queries in 3 quiet seconds, want none", n)
+				t.Fatalf("%d @incr queries in 3 quiet polls, want none", n)
 			}
 			if !skip && n < 2*tables {
-				t.Fatalf("%d @incr queries in 3 quiet seconds without the rule, want every table every poll (at least %d)", n, 2*tables)
+				t.Fatalf("%d @incr queries in 3 quiet polls without the rule, want every table every poll (at least %d)", n, 2*tables)
 			}
 		})
 	}
