@@ -29,7 +29,9 @@ func windowOf(what string, w *checkpoint.Window) (out window, open bool, err err
 // chain is the window chain that all streaming tables share: it chooses
 // each window's end, reads the window for every table in the binlog phase
 // and moves the chain's start past it. Windows chain without gaps, and a
-// window is never shortened or skipped.
+// window is never shortened or skipped; a table the idle rule shows
+// unchanged is left out of a window's read, which is the same as reading
+// it empty (idlewindow.go).
 type chain struct {
 	co       *coordinator
 	lastTick time.Time // when the last poll ran
@@ -70,13 +72,19 @@ func (ch *chain) next(ctx context.Context) error {
 			}
 		}
 	}
-	tables := co.phaseTables(checkpoint.PhaseBinlog)
-	began := time.Now()
-	dropped, err := co.wr.read(ctx, tables, w, now, cur.Last, false, func(st *checkpoint.State, last checkpoint.Pos) {
-		st.ChainProgress(w.start.String(), w.end.String(), last)
-	})
+	tables, err := ch.windowTables(ctx, w, now)
 	if err != nil {
 		return err
+	}
+	began := time.Now()
+	var dropped []string
+	if len(tables) > 0 {
+		dropped, err = co.wr.read(ctx, tables, w, now, cur.Last, false, func(st *checkpoint.State, last checkpoint.Pos) {
+			st.ChainProgress(w.start.String(), w.end.String(), last)
+		})
+		if err != nil {
+			return err
+		}
 	}
 	co.m.window.Timing(time.Since(began).Nanoseconds())
 	if err := co.em.emit(ctx, nil, func(st *checkpoint.State) { st.AdvanceChain(w.end.String()) }); err != nil {

@@ -31,6 +31,7 @@ type Config struct {
 
 	OnExpired                 string // "continue"|"fail"
 	MergeUpdates              bool   // one "update" message per UB/UA pair
+	SkipIdleTables            bool   // leave tables whose partition versions did not move out of a window (idlewindow.go)
 	IgnoreUpdateBefore        bool   // UB rows filtered out in Doris
 	BinlogFilter              string // validated condition for every @incr query
 	OffsetTable               string
@@ -175,6 +176,9 @@ func parseBinlog(pc *service.ParsedConfig, c *Config) error {
 	}
 	if c.ConsumerID, err = optString(pc, fieldConsumerID); err != nil {
 		return err
+	}
+	if c.SkipIdleTables, err = pc.FieldBool(fieldSkipIdleTables); err != nil {
+		return fieldErr(fieldSkipIdleTables, err)
 	}
 	if c.MergeUpdates, err = pc.FieldBool(fieldMergeUpdates); err != nil {
 		return fieldErr(fieldMergeUpdates, err)

@@ -217,7 +217,7 @@ func TestDefaults(t *testing.T) {
 		Username: "root", Password: testPassword,
 		ScanMode: "snapshot", IncrementType: "DETAIL",
 		PollInterval: 10 * time.Second, VisibleWaitTimeout: 5 * time.Minute,
-		OnExpired: "continue", UseFlightSQL: true,
+		OnExpired: "continue", UseFlightSQL: true, SkipIdleTables: true,
 		RequestTabletSize: 1, SnapshotQueryRows: 100000, BatchSize: 4064, MaxParallelSnapshotSplits: 2,
 		QueryTimeout: 6 * time.Hour, ExecMemLimit: 8192 << 20, Retries: 3,
 		ConnectTimeout: time.Minute, ReadTimeout: time.Minute,

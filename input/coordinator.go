@@ -24,6 +24,7 @@ type coordinator struct {
 	snaps *snapshots
 	em    *emitter
 	wr    *windowReader // set with em, when the run starts producing
+	idle  *idleWindows  // the idle-table rule; nil with skip_idle_tables off
 
 	start *checkpoint.State // where the run starts: committed, or fresh
 
@@ -76,6 +77,9 @@ func newCoordinator(env runEnv, sp *startPoint, cat *catalog) *coordinator {
 		skipped:         sp.skipped,
 	}
 	co.snaps = newSnapshots(co)
+	if env.conf.SkipIdleTables {
+		co.idle = newIdleWindows(env.conf, env.log, env.c)
+	}
 	for _, t := range sp.tables {
 		co.follow(t)
 	}

@@ -23,6 +23,7 @@ type metrics struct {
 
 	droppedPartitions *service.MetricCounter // table
 	unpairedUpdates   *service.MetricCounter // table
+	idleTables        *service.MetricCounter // table windows skipped by skip_idle_tables
 	windowRetries     *retryAges
 
 	// Physical ms of the end of the last acked window, for the lag gauge.
@@ -41,6 +42,7 @@ func newMetrics(m *service.Metrics) *metrics {
 
 		droppedPartitions: m.NewCounter("doris_binlog_dropped_partitions_total", "table"),
 		unpairedUpdates:   m.NewCounter("doris_binlog_unpaired_updates_total", "table"),
+		idleTables:        m.NewCounter("doris_binlog_idle_windows_skipped_total"),
 		windowRetries:     newRetryAges(m),
 	}
 }
@@ -53,6 +55,13 @@ func (m *metrics) committed(st *checkpoint.State) {
 	if b, err := parseBound(st.Stream.Start); err == nil {
 		m.ackedWindowEndMs.Store(b.ms())
 		m.refreshLag()
+	}
+}
+
+// idleSkipped counts the table windows a poll left out as idle.
+func (m *metrics) idleSkipped(n int) {
+	if n > 0 {
+		m.idleTables.Incr(int64(n))
 	}
 }
 

@@ -21,6 +21,7 @@ const (
 	fieldIncrementType             = "binlog_increment_type"
 	fieldPollInterval              = "binlog_poll_interval"
 	fieldVisibleWaitTimeout        = "binlog_visible_wait_timeout"
+	fieldSkipIdleTables            = "skip_idle_tables"
 	fieldOffsetTable               = "binlog_offset_table"
 	fieldConsumerID                = "binlog_consumer_id"
 	fieldOnExpired                 = "binlog_on_expired"
@@ -146,6 +147,9 @@ func binlogFields() []*service.ConfigField {
 			Description("How often a new binlog window is read. At least 1s.").
 			Default("10s").
 			LintRule(minDurationLint(fieldPollInterval, 1e9, "must be at least 1 second")),
+		service.NewBoolField(fieldSkipIdleTables).
+			Description("Leave out of a binlog window every table that provably had no commit in it, instead of running its `@incr` query. Once per database per poll the input reads `COMMITTED_VERSION` of every partition from `information_schema.partitions` (one Flight query) and the Doris time again; a table whose partitions are the same, at the same committed versions, as in such a snapshot taken before the window started had no commit in the window, so its query would return no rows. Doris moves a partition's committed version in the same locked step that gives a commit its TSO, and a commit whose publish is still pending has already moved it, so no change is ever skipped (docs/idle-tables.md). A skipped table's window counts as read: the checkpoint moves on and the `binlog.ttl_seconds` check runs as before a read. A poll then costs two `GET /api/tso` and one query per database instead of one `@incr` query (and one Flight session) per table; a changed table is read in the window of its change and at most once more. Where the versions cannot be used the tables are read as with `false`, and the log says so once: the query fails (tried again each poll), the columns are missing (a Doris before apache/doris#51025), or cloud mode answers `-1`. Skipped table windows are counted in `doris_binlog_idle_windows_skipped_total`. Turn it off only to compare.").
+			Default(true).Advanced(),
 		service.NewDurationField(fieldVisibleWaitTimeout).
 			Description("How long a window Doris is not ready to serve yet (errors 5100/5101) is retried before the input fails. `0s` disables retries; negative values are rejected.").
 			Default("5m").

@@ -89,7 +89,8 @@ func measureIdle(t *testing.T, ctx context.Context, s *sim) idleResult {
 // window is then complete.
 func (r *idleResult) run(t *testing.T, ctx context.Context, s *sim) error {
 	addr := testnet.FreeAddr(t)
-	cfg := multiConfig(s, idleInclude, addr, "scan_mode: latest", "binlog_poll_interval: 1s", "table_discovery_interval: 1h")
+	cfg := multiConfig(s, idleInclude, addr, "scan_mode: latest", "binlog_poll_interval: 1s", "table_discovery_interval: 1h",
+		fmt.Sprintf("skip_idle_tables: %v", idleSkip()))
 	reqsStart, err := s.requestStats(ctx)
 	if err != nil {
 		return err
@@ -212,19 +213,34 @@ func sumCounts(m map[string]int64) int64 {
 	return n
 }
 
+// idleSkip is skip_idle_tables for row k: BENCH_SKIP_IDLE_TABLES=false
+// measures the tables read every poll, for comparison; on by default, as
+// in the input.
+func idleSkip() bool { return os.Getenv("BENCH_SKIP_IDLE_TABLES") != "false" }
+
+// tsoPerPoll is how many GET /api/tso one poll of the chain asks: the
+// window end, and with skip_idle_tables the fence after the partition
+// versions (docs/idle-tables.md).
+func tsoPerPoll() int64 {
+	if idleSkip() {
+		return 2
+	}
+	return 1
+}
+
 // rows are row k's lines. Polls are counted by the FE's GET /api/tso, which
-// the chain asks once per window for all its tables.
+// the chain asks tsoPerPoll() times per window for all its tables.
 func (r idleResult) rows() []row {
 	secs := r.span.Seconds()
 	rate := func(n int64) float64 { return float64(n) / secs }
-	polls := r.reqs.HTTP["GET /api/tso"]
+	polls := r.reqs.HTTP["GET /api/tso"] / tsoPerPoll()
 	perTablePoll := 0.0
 	if polls > 0 {
 		perTablePoll = float64(r.reqs.FEIncrQueries) / float64(polls) / float64(r.tables)
 	}
 	cpuRate := r.cpu.Seconds() / secs
 	return []row{
-		info(fmt.Sprintf("k. %d idle streaming tables, poll 1s: FE requests", r.tables),
+		info(fmt.Sprintf("k. %d idle streaming tables, poll 1s, skip_idle_tables: %v: FE requests", r.tables, idleSkip()),
 			fmt.Sprintf("%.1f req/s: HTTP %.1f/s, Flight %.1f/s, of which @incr %.1f/s (%.2f per table per poll, %.2f polls/s)",
 				rate(r.reqs.FERequests()), rate(feHTTP(r.reqs)), rate(sumCounts(r.reqs.FEFlight)),
 				rate(r.reqs.FEIncrQueries), perTablePoll, rate(polls))),

@@ -61,9 +61,10 @@ type Faults struct {
 	TSOErrors               int           `json:"tso_errors"`            // next N /api/tso answer 500
 	Latency                 time.Duration `json:"-"`                     // JSON: "latency_ms"
 	IncrVisibleWaitTimeouts int           `json:"incr_visible_wait_timeouts"`
-	IncrMemoryPressure      int           `json:"incr_memory_pressure"` // next N @incr: cancelled by the BE's memory GC ("Process memory not enough")
-	Refuse                  string        `json:"refuse"`               // "http" | "mysql" | "flight" | "be_flight"
-	RefuseFor               time.Duration `json:"-"`                    // JSON: "refuse_seconds"
+	IncrMemoryPressure      int           `json:"incr_memory_pressure"`  // next N @incr: cancelled by the BE's memory GC ("Process memory not enough")
+	FailPartitionsReads     int           `json:"fail_partitions_reads"` // next N reads of information_schema.partitions fail
+	Refuse                  string        `json:"refuse"`                // "http" | "mysql" | "flight" | "be_flight"
+	RefuseFor               time.Duration `json:"-"`                     // JSON: "refuse_seconds"
 	// Stream load faults, each for the next N BE stream loads (see docs/stream-load-sim.md):
 	StreamLoadHTTPErrors      int `json:"stream_load_http_errors"`      // HTTP 500 before anything is loaded
 	StreamLoadLostAnswers     int `json:"stream_load_lost_answers"`     // committed, then the connection is dropped unanswered
@@ -78,6 +79,7 @@ type faultsJSON struct {
 	LatencyMs               int64   `json:"latency_ms"`
 	IncrVisibleWaitTimeouts int     `json:"incr_visible_wait_timeouts"`
 	IncrMemoryPressure      int     `json:"incr_memory_pressure"`
+	FailPartitionsReads     int     `json:"fail_partitions_reads"`
 	Refuse                  string  `json:"refuse"`
 	RefuseSeconds           float64 `json:"refuse_seconds"`
 	StreamLoadHTTPErrors    int     `json:"stream_load_http_errors"`
@@ -90,7 +92,7 @@ func (f Faults) MarshalJSON() ([]byte, error) {
 	return json.Marshal(faultsJSON{
 		FailGetFlightInfo: f.FailGetFlightInfo, FailDoGet: f.FailDoGet, CutDoGetAfterRows: f.CutDoGetAfterRows,
 		TSOErrors: f.TSOErrors, LatencyMs: f.Latency.Milliseconds(), IncrVisibleWaitTimeouts: f.IncrVisibleWaitTimeouts,
-		IncrMemoryPressure: f.IncrMemoryPressure, Refuse: f.Refuse, RefuseSeconds: f.RefuseFor.Seconds(),
+		IncrMemoryPressure: f.IncrMemoryPressure, FailPartitionsReads: f.FailPartitionsReads, Refuse: f.Refuse, RefuseSeconds: f.RefuseFor.Seconds(),
 		StreamLoadHTTPErrors: f.StreamLoadHTTPErrors, StreamLoadLostAnswers: f.StreamLoadLostAnswers,
 		StreamLoadPublishTmouts: f.StreamLoadPublishTimeouts,
 	})
@@ -106,6 +108,7 @@ func (f *Faults) UnmarshalJSON(b []byte) error {
 		FailGetFlightInfo: j.FailGetFlightInfo, FailDoGet: j.FailDoGet, CutDoGetAfterRows: j.CutDoGetAfterRows,
 		TSOErrors: j.TSOErrors, Latency: time.Duration(j.LatencyMs) * time.Millisecond,
 		IncrVisibleWaitTimeouts: j.IncrVisibleWaitTimeouts, IncrMemoryPressure: j.IncrMemoryPressure, Refuse: j.Refuse,
+		FailPartitionsReads:  j.FailPartitionsReads,
 		RefuseFor:            time.Duration(j.RefuseSeconds * float64(time.Second)),
 		StreamLoadHTTPErrors: j.StreamLoadHTTPErrors, StreamLoadLostAnswers: j.StreamLoadLostAnswers,
 		StreamLoadPublishTimeouts: j.StreamLoadPublishTmouts,
@@ -123,7 +126,7 @@ func (f Faults) validate() error {
 		return fmt.Errorf("faults: refuse %s needs refuse_seconds > 0", f.Refuse)
 	}
 	if f.FailGetFlightInfo < 0 || f.FailDoGet < 0 || f.CutDoGetAfterRows < 0 || f.TSOErrors < 0 ||
-		f.Latency < 0 || f.IncrVisibleWaitTimeouts < 0 || f.IncrMemoryPressure < 0 ||
+		f.Latency < 0 || f.IncrVisibleWaitTimeouts < 0 || f.IncrMemoryPressure < 0 || f.FailPartitionsReads < 0 ||
 		f.StreamLoadHTTPErrors < 0 || f.StreamLoadLostAnswers < 0 || f.StreamLoadPublishTimeouts < 0 {
 		return fmt.Errorf("faults: counts and latency must not be negative")
 	}

@@ -282,7 +282,8 @@ func (s *Server) query(ctx context.Context, sql string, keep bool) ([][]any, err
 }
 
 // SetFaults replaces the current faults with f and triggers its one-shot
-// faults (Refuse, IncrVisibleWaitTimeouts, IncrMemoryPressure). POST
+// faults (Refuse, IncrVisibleWaitTimeouts, IncrMemoryPressure,
+// FailPartitionsReads). POST
 // /api/_sim/faults adds instead.
 func (s *Server) SetFaults(f Faults) {
 	s.faults.clear()
@@ -294,6 +295,7 @@ func (s *Server) ClearFaults() {
 	s.faults.clear()
 	s.store.ClearForcedVisibleWaitTimeouts()
 	s.store.ClearForcedMemoryPressure()
+	s.store.FailPartitionsReads(0)
 	for _, l := range s.listeners {
 		l.reopen()
 	}
@@ -305,6 +307,9 @@ func (s *Server) actFaults(f Faults) {
 	}
 	if f.IncrMemoryPressure > 0 {
 		s.store.ForceMemoryPressure(f.IncrMemoryPressure)
+	}
+	if f.FailPartitionsReads > 0 {
+		s.store.FailPartitionsReads(f.FailPartitionsReads)
 	}
 	if l := s.listeners[f.Refuse]; l != nil && f.RefuseFor > 0 {
 		s.cfg.Logf("dorissim: refusing %s connections for %s", f.Refuse, f.RefuseFor)

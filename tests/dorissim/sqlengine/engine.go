@@ -80,7 +80,7 @@ func New(cfg Config) (*Engine, error) {
 	}
 	prov := newProvider(cfg.Store)
 	gms := sqle.NewDefault(prov)
-	gms.Analyzer.Catalog.InfoSchema = newDorisInfoSchema(sql.NewEmptyContext(), gms.Analyzer.Catalog.InfoSchema)
+	gms.Analyzer.Catalog.InfoSchema = newDorisInfoSchema(sql.NewEmptyContext(), gms.Analyzer.Catalog.InfoSchema, cfg.Store)
 	e := &Engine{
 		cfg:         cfg,
 		store:       cfg.Store,

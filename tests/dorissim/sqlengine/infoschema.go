@@ -6,6 +6,8 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/information_schema"
 	"github.com/dolthub/go-mysql-server/sql/types"
+
+	"github.com/rpconnect-doris/rpconnect-doris/tests/dorissim/storage"
 )
 
 // byteWiseInfoTables are the information_schema tables clients page
@@ -20,12 +22,13 @@ var byteWiseInfoTables = []string{information_schema.TablesTableName, informatio
 type dorisInfoSchema struct {
 	sql.Database
 	byteWise map[string]sql.Table
+	store    *storage.Store // serves Doris's own partitions table
 }
 
 // newDorisInfoSchema wraps base. Tables that are not go-mysql-server's own
 // information_schema tables are left as they are.
-func newDorisInfoSchema(ctx *sql.Context, base sql.Database) *dorisInfoSchema {
-	d := &dorisInfoSchema{Database: base, byteWise: map[string]sql.Table{}}
+func newDorisInfoSchema(ctx *sql.Context, base sql.Database, store *storage.Store) *dorisInfoSchema {
+	d := &dorisInfoSchema{Database: base, byteWise: map[string]sql.Table{}, store: store}
 	for _, name := range byteWiseInfoTables {
 		t, ok, err := base.GetTableInsensitive(ctx, name)
 		ist, isInfo := t.(*information_schema.InformationSchemaTable)
@@ -40,6 +43,9 @@ func newDorisInfoSchema(ctx *sql.Context, base sql.Database) *dorisInfoSchema {
 }
 
 func (d *dorisInfoSchema) GetTableInsensitive(ctx *sql.Context, name string) (sql.Table, bool, error) {
+	if strings.EqualFold(name, information_schema.PartitionsTableName) && d.store != nil {
+		return partitionsTable(d.store), true, nil
+	}
 	if t, ok := d.byteWise[strings.ToLower(name)]; ok {
 		// A fresh copy per statement: the analyzer assigns the catalog to
 		// the table it resolves.

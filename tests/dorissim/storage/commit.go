@@ -25,7 +25,13 @@ func (tx *Txn) commitLocked() (TSO, error) {
 	if !tx.hasWrites() {
 		return tx.s.CurrentTSO(), nil
 	}
+	// The TSO and the committed versions move together under the store
+	// lock, as Doris takes both under the written tables' write locks
+	// (docs/idle-tables.md, fact 3).
 	tso := tx.s.oracle.allocate()
+	for _, tt := range tx.order {
+		commitVersions(tt.t, tt.ops)
+	}
 	if !tx.s.holdLocked(tso, tx.order) {
 		publish(tso, tx.order)
 	}

@@ -18,8 +18,9 @@ type partition struct {
 	lowerMin, upperMax bool
 	values             [][]any // LIST value tuples
 	tablets            []*tablet
-	version            int64 // VisibleVersion: 1 at creation, +1 per load
+	version            int64 // VisibleVersion: 1 at creation, +1 per publish
 	versionMs          int64 // VisibleVersionTime
+	committed          int64 // CommittedVersion (nextVersion - 1): +1 per commit, ahead of version while a publish is held
 }
 
 // partitioning is a table's resolved PARTITION BY clause.
@@ -108,7 +109,7 @@ func replaceTablets(t *table, f func(*tablet) *tablet) {
 func (s *Store) newPartition(t *table, p *partition) *partition {
 	p.id = s.nextPartition
 	s.nextPartition++
-	p.version, p.versionMs = 1, s.opts.Clock().UnixMilli()
+	p.version, p.committed, p.versionMs = 1, 1, s.opts.Clock().UnixMilli()
 	p.tablets = make([]*tablet, t.def.Buckets)
 	for i := range p.tablets {
 		p.tablets[i] = newTablet(s.nextTablet)

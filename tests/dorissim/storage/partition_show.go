@@ -11,13 +11,16 @@ type PartitionInfo struct {
 	ID             int64
 	Name           string
 	VisibleVersion int64
-	VisibleTime    string // yyyy-MM-dd HH:mm:ss
-	PartitionKey   string // partition column names joined with ", "; "" unpartitioned
-	Range          string // Doris's PartitionItem text; "" unpartitioned
-	DistKey        string // bucket columns joined with ", ", or RANDOM
-	Buckets        int
-	ReplicationNum int
-	TabletIDs      []int64
+	// CommittedVersion runs ahead of VisibleVersion while a publish is
+	// held (publish.go).
+	CommittedVersion int64
+	VisibleTime      string // yyyy-MM-dd HH:mm:ss
+	PartitionKey     string // partition column names joined with ", "; "" unpartitioned
+	Range            string // Doris's PartitionItem text; "" unpartitioned
+	DistKey          string // bucket columns joined with ", ", or RANDOM
+	Buckets          int
+	ReplicationNum   int
+	TabletIDs        []int64
 }
 
 // ShowPartitionsColumns is Doris's SHOW PARTITIONS header
@@ -36,7 +39,7 @@ func (p PartitionInfo) ShowRow(rows int64) []string {
 		fmt.Sprint(p.ID), p.Name, fmt.Sprint(p.VisibleVersion), p.VisibleTime, "NORMAL", p.PartitionKey,
 		p.Range, p.DistKey, fmt.Sprint(p.Buckets), fmt.Sprint(p.ReplicationNum), "HDD", "9999-12-31 23:59:59",
 		"", "NULL", "0.000 ", "false", fmt.Sprintf("tag.location.default: %d", p.ReplicationNum),
-		"true", "true", `\N`, fmt.Sprint(p.VisibleVersion), fmt.Sprint(rows),
+		"true", "true", `\N`, fmt.Sprint(p.CommittedVersion), fmt.Sprint(rows),
 	}
 }
 
@@ -59,7 +62,7 @@ func partitionInfos(t *table) []PartitionInfo {
 			ids[j] = tb.id
 		}
 		info := PartitionInfo{
-			ID: p.id, Name: p.name, VisibleVersion: p.version,
+			ID: p.id, Name: p.name, VisibleVersion: p.version, CommittedVersion: p.committed,
 			VisibleTime:  time.UnixMilli(p.versionMs).UTC().Format("2006-01-02 15:04:05"),
 			PartitionKey: strings.Join(names, ", "), DistKey: dist, Buckets: t.def.Buckets,
 			ReplicationNum: repl, TabletIDs: ids,

@@ -43,6 +43,20 @@ func checkRoutedLocked(t *table, ops []op) error {
 	return nil
 }
 
+// commitVersions advances CommittedVersion of the partitions a commit
+// writes, as Doris's commit takes each partition's next version
+// (DatabaseTransactionMgr.updateCatalogAfterCommitted); callers hold s.mu
+// for writing.
+func commitVersions(t *table, ops []op) {
+	seen := map[*partition]bool{}
+	for _, o := range ops {
+		if p := partitionOf(t, o.row); p != nil && !seen[p] {
+			seen[p] = true
+			p.committed++
+		}
+	}
+}
+
 // bumpVersions advances VisibleVersion of the partitions a commit wrote,
 // as each Doris publish does; callers hold s.mu for writing.
 func bumpVersions(t *table, ops []op, ms int64) {
