@@ -116,7 +116,7 @@ func (wr *windowReader) readBusy(ctx context.Context, tables []*tableInfo, w win
 	dropped = droppedOf(srcs)
 	if len(busy) > wr.c.maxSessions() {
 		return nil, fmt.Errorf("binlog window [%s, %s): %d of its %d tables have changes in this one second, together more than the %d MiB the input holds, "+
-			"and more than max_flight_sessions (%d) to read them at once: raise %s to %d (at most what max_user_connections leaves), or follow these tables with fewer instances' worth each",
+			"and more than max_flight_sessions (%d) to read them at once: raise %s to %d (within what max_user_connections leaves), or split the tables over several instances",
 			w.start, w.end, len(busy), len(tables), wr.bufferLimit>>20, wr.c.maxSessions(), fieldMaxFlightSessions, len(busy))
 	}
 	wr.log.Infof("Binlog window [%s, %s) of %d tables holds more than %d MiB of changes in one second: its %d table(s) with changes are read at once, each on its own session",
