@@ -45,6 +45,7 @@ type Config struct {
 	BatchSize                 int
 	MaxParallelSnapshotSplits int
 	MaxParallelSnapshotTables int
+	MaxFlightSessions         int // sessions open at once, idle ones included
 
 	QueryTimeout   time.Duration
 	ExecMemLimit   int64
@@ -231,6 +232,7 @@ func parseRead(pc *service.ParsedConfig, c *Config) error {
 		{fieldBatchSize, &c.BatchSize},
 		{fieldMaxParallelSnapshotSplits, &c.MaxParallelSnapshotSplits},
 		{fieldMaxParallelSnapshotTables, &c.MaxParallelSnapshotTables},
+		{fieldMaxFlightSessions, &c.MaxFlightSessions},
 	} {
 		if *f.dst, err = parsePositiveInt(pc, f.name); err != nil {
 			return err
@@ -318,7 +320,7 @@ func (c *Config) crossCheck() error {
 	case incr && c.CheckpointCache == "":
 		return fieldErrf(fieldCheckpointCache, "checkpoint_cache is required when scan_mode is %s", c.ScanMode)
 	}
-	return nil
+	return c.checkSessionLimit()
 }
 
 func parseDuration(pc *service.ParsedConfig, field string, minimum time.Duration, what string) (time.Duration, error) {

@@ -154,6 +154,11 @@ var invalidCases = []invalidCase{
 	{"request_query_timeout zero", with(nil, "request_query_timeout", "0s"), "request_query_timeout must be positive", "request_query_timeout", "must be positive"},
 	{"empty username", with(nil, "username", `""`), "", "username", "must not be empty"},
 	{"empty checkpoint key", with(incr, "checkpoint_cache_key", `""`), "checkpoint_cache_key must not be empty", "checkpoint_cache_key", "must not be empty"},
+	{"max_flight_sessions 0", with(nil, "max_flight_sessions", "0"), "max_flight_sessions must be at least 1; got 0", "max_flight_sessions", "at least 1"},
+	{"max_flight_sessions -3", with(nil, "max_flight_sessions", "-3"), "max_flight_sessions must be at least 1; got -3", "max_flight_sessions", "at least 1"},
+	{"max_flight_sessions 101", with(nil, "max_flight_sessions", "101"), "max_flight_sessions must be at most 100, Doris's default max_user_connections", "max_flight_sessions", "must be at most 100, Doris's default max_user_connections"},
+	{"max_flight_sessions 100 with the offset table", with(incr, "binlog_offset_table", "ops.offsets", "binlog_consumer_id", "c1", "jdbc_url", "jdbc:mysql://fe:9030", "max_flight_sessions", "100"), "max_flight_sessions must be at most 99 with binlog_offset_table: its MySQL connection and the Flight sessions count together against Doris's default max_user_connections (100); got 100", "max_flight_sessions", "at most 99 with binlog_offset_table"},
+	{"max_flight_sessions 150 with the offset table", with(incr, "binlog_offset_table", "ops.offsets", "binlog_consumer_id", "c1", "jdbc_url", "jdbc:mysql://fe:9030", "max_flight_sessions", "150"), "max_flight_sessions must be at most 100", "max_flight_sessions", "at most 99 with binlog_offset_table"},
 }
 
 func TestInvalidConfigs(t *testing.T) {
@@ -195,6 +200,9 @@ func TestValidConfigsLintClean(t *testing.T) {
 		with(incr, "table_identifier", "-", "include", `['shop\..*', 'ops\.audit_.*']`, "exclude", `['shop\.tmp_.*']`),
 		with(nil, "table_identifier", "-", "tables", `["shop.a", "shop.b"]`),
 		with(nil, "table_identifier", "-", "include", `['shop\..*', 'crm\.(a|b)']`, "exclude", `['shop\.tmp_.*']`),
+		with(nil, "max_flight_sessions", "1"),
+		with(nil, "max_flight_sessions", "100"),
+		with(incr, "binlog_offset_table", "ops.offsets", "binlog_consumer_id", "c1", "jdbc_url", "jdbc:mysql://fe:9030", "max_flight_sessions", "99"),
 	} {
 		body := configYAML(over)
 		if err := lintInput(t, body); err != nil {
@@ -218,7 +226,7 @@ func TestDefaults(t *testing.T) {
 		ScanMode: "snapshot", IncrementType: "DETAIL",
 		PollInterval: 10 * time.Second, VisibleWaitTimeout: 5 * time.Minute,
 		OnExpired: "continue", UseFlightSQL: true, SkipIdleTables: true,
-		RequestTabletSize: 1, SnapshotQueryRows: 100000, BatchSize: 4064, MaxParallelSnapshotSplits: 2,
+		RequestTabletSize: 1, SnapshotQueryRows: 100000, BatchSize: 4064, MaxParallelSnapshotSplits: 2, MaxFlightSessions: 16,
 		QueryTimeout: 6 * time.Hour, ExecMemLimit: 8192 << 20, Retries: 3,
 		ConnectTimeout: time.Minute, ReadTimeout: time.Minute,
 		CheckpointKey: "doris_binlog_shop.orders", LegacyCheckpointKey: "doris_binlog_shop_orders", CheckpointLimit: 1024,

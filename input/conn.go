@@ -18,7 +18,8 @@ import (
 // sessions. A Doris Flight session (one bearer token) runs one query at a
 // time, so every concurrent reader (a snapshot split, a table's part of a
 // window) takes a session of its own, as the reference connector uses one
-// connection per split. Idle sessions are kept for the next window.
+// connection per split; the pool holds at most max_flight_sessions of
+// them, and a reader over that waits for one (sessionPool).
 type conn struct {
 	conf *Config
 	log  *service.Logger
@@ -30,18 +31,9 @@ type conn struct {
 	portMu sync.Mutex
 	port   int
 
-	poolMu  sync.Mutex
-	idle    []*flight.Client
-	maxIdle int // sessions kept open between uses; see keepSessions
-	closed  bool
+	poolOnce sync.Once
+	pool     *sessionPool[*flight.Client]
 }
-
-// minIdleSessions is how many sessions are kept open at least. Sessions
-// count toward Doris's max_user_connections, so the pool keeps only as many
-// as one window (one per streaming table) or the snapshots use at once:
-// closing and dialling them again every poll would cost three FE requests
-// each.
-const minIdleSessions = 4
 
 func openConn(ctx context.Context, conf *Config, log *service.Logger) (*conn, error) {
 	rest, err := restClient(conf, log, conf.FENodes, conf.Retries)
@@ -78,17 +70,24 @@ func restClient(conf *Config, log *service.Logger, fes []string, retries int) (*
 	})
 }
 
-// session takes an idle Flight session or dials a new one.
+// session takes an idle Flight session, dials a new one, or waits while
+// max_flight_sessions are open.
 func (c *conn) session(ctx context.Context) (*flight.Client, error) {
-	c.poolMu.Lock()
-	if n := len(c.idle); n > 0 {
-		fc := c.idle[n-1]
-		c.idle = c.idle[:n-1]
-		c.poolMu.Unlock()
-		return fc, nil
-	}
-	c.poolMu.Unlock()
-	return c.dialFlight(ctx)
+	return c.sessions().acquire(ctx)
+}
+
+// sessions is the run's session pool, of max_flight_sessions.
+func (c *conn) sessions() *sessionPool[*flight.Client] {
+	c.poolOnce.Do(func() {
+		n := defaultMaxFlightSessions // a Config built in code, not parsed
+		if c.conf != nil && c.conf.MaxFlightSessions > 0 {
+			n = c.conf.MaxFlightSessions
+		}
+		if c.pool == nil {
+			c.pool = newSessionPool(n, c.dialFlight)
+		}
+	})
+	return c.pool
 }
 
 // onSession runs fn on a pooled Flight session, with timeout on the query
@@ -112,14 +111,7 @@ func (c *conn) release(fc *flight.Client, healthy bool) {
 	if fc == nil {
 		return
 	}
-	c.poolMu.Lock()
-	if healthy && !c.closed && len(c.idle) < max(c.maxIdle, minIdleSessions) {
-		c.idle = append(c.idle, fc)
-		c.poolMu.Unlock()
-		return
-	}
-	c.poolMu.Unlock()
-	_ = fc.Close()
+	c.sessions().release(fc, healthy)
 }
 
 func (c *conn) dialFlight(ctx context.Context) (*flight.Client, error) {
@@ -176,22 +168,8 @@ func (c *conn) flightPort(ctx context.Context) (int, error) {
 	return c.port, nil
 }
 
-// keepSessions sets how many idle sessions the pool keeps: what the run
-// uses at once.
-func (c *conn) keepSessions(n int) {
-	c.poolMu.Lock()
-	defer c.poolMu.Unlock()
-	c.maxIdle = n
-}
-
 func (c *conn) close() {
-	c.poolMu.Lock()
-	idle := c.idle
-	c.idle, c.closed = nil, true
-	c.poolMu.Unlock()
-	for _, fc := range idle {
-		_ = fc.Close()
-	}
+	c.sessions().close()
 }
 
 // sessionSetupLimit bounds opening one Flight session: the handshake, the

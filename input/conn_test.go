@@ -1,6 +1,8 @@
 package input
 
 import (
+	"context"
+	"errors"
 	"net"
 	"strconv"
 	"strings"
@@ -26,17 +28,19 @@ func connFixture(t *testing.T, tune func(*Config)) (*dorissim.Server, *conn) {
 func handshakes(srv *dorissim.Server) int64 { return srv.Stats().FEFlight["Handshake"] }
 
 func (c *conn) idleCount() int {
-	c.poolMu.Lock()
-	defer c.poolMu.Unlock()
-	return len(c.idle)
+	c.pool.mu.Lock()
+	defer c.pool.mu.Unlock()
+	return len(c.pool.idle)
 }
 
-// Sessions are reused: Connect's first session serves the first reader,
-// healthy sessions go back to the pool up to what the run uses at once (at
-// least minIdleSessions), a failed one is closed and never handed out
-// again, and after close nothing is kept.
+// Sessions are reused and bounded: Connect's first session serves the
+// first reader, no more than max_flight_sessions are ever open on the FE
+// (a reader past them waits), healthy sessions go back to the pool, a
+// failed one is closed and never handed out again, and after close nothing
+// is kept.
 func TestConnPoolsSessions(t *testing.T) {
-	srv, c := connFixture(t, nil)
+	const limit = 5
+	srv, c := connFixture(t, func(conf *Config) { conf.MaxFlightSessions = limit })
 	ctx := testCtx(t)
 	if n := handshakes(srv); n != 1 {
 		t.Fatalf("Connect opened %d sessions, want 1 (to check the port and password)", n)
@@ -53,18 +57,26 @@ func TestConnPoolsSessions(t *testing.T) {
 		}
 		return out
 	}
-	sessions := take(minIdleSessions + 2)
-	if n := handshakes(srv); n != minIdleSessions+2 {
-		t.Fatalf("%d sessions opened for %d readers, want Connect's reused", n, minIdleSessions+2)
+	sessions := take(limit)
+	if n := handshakes(srv); n != limit {
+		t.Fatalf("%d sessions opened for %d readers, want Connect's reused", n, limit)
+	}
+	wctx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+	if _, err := c.session(wctx); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("a reader past max_flight_sessions got %v, want it to wait", err)
+	}
+	cancel()
+	if st := srv.Stats(); st.FlightSessionsPeak != limit || handshakes(srv) != limit {
+		t.Fatalf("the FE saw %d Flight sessions at once (%d handshakes), want max_flight_sessions %d", st.FlightSessionsPeak, handshakes(srv), limit)
 	}
 	for _, fc := range sessions {
 		c.release(fc, true)
 	}
-	if n := c.idleCount(); n != minIdleSessions {
-		t.Fatalf("%d idle sessions kept, want %d", n, minIdleSessions)
+	if n := c.idleCount(); n != limit {
+		t.Fatalf("%d idle sessions kept, want %d", n, limit)
 	}
-	again := take(minIdleSessions)
-	if n := handshakes(srv); n != minIdleSessions+2 {
+	again := take(limit)
+	if n := handshakes(srv); n != limit {
 		t.Fatalf("taking the idle sessions opened new ones: %d in all", n)
 	}
 	failed := again[0]
@@ -77,17 +89,10 @@ func TestConnPoolsSessions(t *testing.T) {
 	} else {
 		again[0] = fc
 	}
-
-	// A run that reads more tables at once keeps more.
-	c.keepSessions(minIdleSessions + 2)
-	more := append(again, take(2)...)
-	for _, fc := range more {
+	last := again[len(again)-1]
+	for _, fc := range again[:len(again)-1] {
 		c.release(fc, true)
 	}
-	if n := c.idleCount(); n != minIdleSessions+2 {
-		t.Fatalf("%d idle sessions kept, want %d (keepSessions)", n, minIdleSessions+2)
-	}
-	last := take(1)[0]
 	c.close()
 	if n := c.idleCount(); n != 0 {
 		t.Fatalf("%d idle sessions after close", n)
@@ -97,6 +102,9 @@ func TestConnPoolsSessions(t *testing.T) {
 		t.Fatalf("a session released after close was kept")
 	}
 	c.release(nil, true) // a reader whose dial failed
+	if _, err := c.session(ctx); !errors.Is(err, errPoolClosed) {
+		t.Fatalf("a session after close: %v, want errPoolClosed", err)
+	}
 }
 
 // The Flight SQL port is discovered once with show frontends when not

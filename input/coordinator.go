@@ -351,13 +351,10 @@ func (co *coordinator) removeTable(ctx context.Context, key string) error {
 	return co.em.emit(ctx, nil, func(st *checkpoint.State) { st.DropTable(key) })
 }
 
-// refreshTableGauges counts the tables per state for doris_binlog_tables,
-// and sizes the session pool to what the tables use at once.
+// refreshTableGauges counts the tables per state for doris_binlog_tables.
 func (co *coordinator) refreshTableGauges() {
 	counts := map[string]int64{"streaming": 0, "snapshotting": 0}
-	followed := 0
 	count := func(st *checkpoint.State) {
-		followed = len(st.Tables)
 		for _, t := range st.Tables {
 			switch t.Phase {
 			case checkpoint.PhaseSnapshot:
@@ -369,7 +366,6 @@ func (co *coordinator) refreshTableGauges() {
 	}
 	co.em.view(count)
 	counts["skipped"] = int64(co.skipped.count())
-	co.c.keepSessions(followed + co.conf.MaxParallelSnapshotTables*co.conf.MaxParallelSnapshotSplits)
 	for state, n := range counts {
 		co.m.tables.Set(n, state)
 	}

@@ -110,6 +110,7 @@ root = [
   if $offset && !$incr { "binlog_offset_table is only valid in incremental scan modes" } else { "" },
   if $offset && this.jdbc_url.or("") == "" { "jdbc_url is required when binlog_offset_table is configured" } else { "" },
   if $incr && this.checkpoint_cache.or("") == "" { "checkpoint_cache is required when scan_mode is " + $mode } else { "" },
+  ` + maxFlightSessionsSpecLint + `,
 ].merge($lists)`
 
 // filterExprLint mirrors doris.ValidateFilterExpression's main rules for

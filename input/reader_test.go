@@ -13,6 +13,7 @@ import (
 	"github.com/rpconnect-doris/rpconnect-doris/doris"
 	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
 	"github.com/rpconnect-doris/rpconnect-doris/input/delivery"
+	"github.com/rpconnect-doris/rpconnect-doris/input/flight"
 	"github.com/rpconnect-doris/rpconnect-doris/tests/dorissim"
 )
 
@@ -189,14 +190,14 @@ func TestReaderEndRun(t *testing.T) {
 		}
 		r := &reader{log: log, del: del}
 		r.run = del.Start(false, func(context.Context, *delivery.Run[*checkpoint.State]) error { return tc.cause })
-		r.conn = &conn{}
+		r.conn = &conn{pool: newSessionPool[*flight.Client](1, nil)}
 		run := r.run
 		before := len(lines.Lines("WARN", ""))
 		got := r.endRun(run)
 		if !errors.Is(got, tc.want) {
 			t.Errorf("%s: endRun = %v, want %v", tc.name, got, tc.want)
 		}
-		if r.run != nil || !r.conn.closed {
+		if r.run != nil || !r.conn.pool.closed {
 			t.Errorf("%s: the ended run is still current or its connection open", tc.name)
 		}
 		if (r.fatal != nil) != tc.fatal {
@@ -224,8 +225,8 @@ func TestReaderCloseStopsTheRun(t *testing.T) {
 	if err := r.Close(testCtx(t)); err != nil {
 		t.Fatal(err)
 	}
-	if r.run != nil || !c.closed {
-		t.Fatalf("after Close the run is current %v, its connection closed %v", r.run != nil, c.closed)
+	if r.run != nil || !c.pool.closed {
+		t.Fatalf("after Close the run is current %v, its connection closed %v", r.run != nil, c.pool.closed)
 	}
 	stopped := make(chan error, 1)
 	go func() { stopped <- run.Err() }()

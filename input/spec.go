@@ -37,6 +37,7 @@ const (
 	fieldBatchSize                 = "batch_size"
 	fieldMaxParallelSnapshotSplits = "max_parallel_snapshot_splits"
 	fieldMaxParallelSnapshotTables = "max_parallel_snapshot_tables"
+	fieldMaxFlightSessions         = "max_flight_sessions"
 	fieldQueryTimeout              = "request_query_timeout"
 	fieldExecMemLimit              = "exec_mem_limit"
 	fieldRetries                   = "request_retries"
@@ -236,6 +237,11 @@ func readFields() []*service.ConfigField {
 				"The default is 4 rather than Redpanda Connect's usual 1: a database of small tables read one table at a time spends much of its time between tables. Set 1 to snapshot one table at a time, for example to keep the load on Doris lower.").
 			Default(4).Advanced().
 			LintRule(minIntLint(fieldMaxParallelSnapshotTables)),
+		service.NewIntField(fieldMaxFlightSessions).
+			Description(maxFlightSessionsDoc).
+			Example(8).Example(16).Example(40).
+			Default(defaultMaxFlightSessions).Advanced().
+			LintRule(maxFlightSessionsLint),
 	}
 }
 

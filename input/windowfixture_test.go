@@ -44,6 +44,7 @@ type windowFixture struct {
 	wr     *windowReader
 	sink   *recordingSink
 	capt   *metricsCapture
+	lines  *logSink
 	tables map[string]*tableInfo
 }
 
@@ -59,7 +60,8 @@ func newWindowFixture(t *testing.T, tune func(*Config), tables ...string) *windo
 	for _, name := range tables {
 		f.exec(t, "CREATE TABLE d."+name+dupBinlogDDL)
 	}
-	log, _ := captureLogger(t)
+	log, lines := captureLogger(t)
+	f.lines = lines
 	f.conf = &Config{FENodes: []string{srv.HTTPAddr()}, Username: simUser, Password: simPassword, Retries: 2,
 		ConnectTimeout: 2 * time.Second, ReadTimeout: 5 * time.Second, QueryTimeout: 10 * time.Second,
 		IncrementType: "DETAIL", OnExpired: "fail", ScanMode: "latest"}
@@ -68,7 +70,7 @@ func newWindowFixture(t *testing.T, tune func(*Config), tables ...string) *windo
 	m, f.capt = capturedMetrics(t)
 	f.sink = &recordingSink{}
 	f.wr = &windowReader{conf: f.conf, log: log, m: m, c: f.c, clock: f.c, maxRows: 3,
-		em: &emitter{run: f.sink, progress: checkpoint.New()}, halves: changes.NewHalfPairLog(log.Warnf)}
+		em: &emitter{run: f.sink, progress: checkpoint.New()}, halves: changes.NewHalfPairLog(log.Warnf), bufferLimit: windowHeldLimit}
 	for _, name := range tables {
 		f.follow(t, name)
 	}

@@ -2,6 +2,7 @@ package input
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -27,23 +28,28 @@ type windowReader struct {
 	em      *emitter
 	maxRows int
 	halves  *changes.HalfPairLog // binlog_merge_updates warnings, rate-limited
+	// bufferLimit bounds what a window over more tables than sessions
+	// holds (windowHeldLimit; smaller in tests).
+	bufferLimit int64
 }
 
 func newWindowReader(co *coordinator) *windowReader {
 	return &windowReader{conf: co.conf, log: co.log, m: co.m, c: co.c, clock: co.clock, em: co.em, maxRows: co.maxRows,
-		halves: changes.NewHalfPairLog(co.log.Warnf)}
+		halves: changes.NewHalfPairLog(co.log.Warnf), bufferLimit: windowHeldLimit}
 }
 
-// read reads window w of tables, one @incr query per table, each on its
-// own Flight session, and emits their rows merged in (TSO, table, LSN, OP)
-// order, skipping those up to skip (delivered before a restart). Each
-// batch's position is what place makes of its last row. A table found
-// dropped is returned, its rows so far delivered; any other failure of one
-// table retries that table's query, never the others and never skipping.
-// Every attempt, of the shared chain or of a table's catch-up, is first
-// checked against the table's binlog retention (guardExpiry); now is the
-// Doris time w's end came from, or nil, when it is asked once here (and
-// again by each table's retries).
+// read reads window w of tables, one @incr query per table, and emits
+// their rows merged in (TSO, table, LSN, OP) order, skipping those up to
+// skip (delivered before a restart). Each batch's position is what place
+// makes of its last row. A table found dropped is returned, its rows so
+// far delivered; any other failure of one table retries that table's
+// query, never the others and never skipping. Every attempt, of the shared
+// chain or of a table's catch-up, is first checked against the table's
+// binlog retention (guardExpiry); now is the Doris time w's end came from,
+// or nil, when it is asked once here (and again by each table's retries).
+// A window over no more tables than max_flight_sessions reads each on its
+// own session as the merge takes its rows; over more, readHeld reads the
+// tables in turn and merges what they hold.
 func (wr *windowReader) read(ctx context.Context, tables []*tableInfo, w window, now *bound, skip *checkpoint.Pos, catchUp bool,
 	place func(*checkpoint.State, checkpoint.Pos)) (dropped []string, err error) {
 	if now == nil {
@@ -51,6 +57,16 @@ func (wr *windowReader) read(ctx context.Context, tables []*tableInfo, w window,
 			now = &ts
 		}
 	}
+	if len(tables) > wr.c.maxSessions() {
+		return wr.readHeld(ctx, tables, w, now, skip, catchUp, place)
+	}
+	return wr.readStreaming(ctx, tables, w, now, skip, catchUp, place)
+}
+
+// readStreaming reads every table of w at once, each on its own Flight
+// session, and merges their rows as they come.
+func (wr *windowReader) readStreaming(ctx context.Context, tables []*tableInfo, w window, now *bound, skip *checkpoint.Pos, catchUp bool,
+	place func(*checkpoint.State, checkpoint.Pos)) (dropped []string, err error) {
 	wr.log.Debugf("Reading binlog window [%s, %s) of %d table(s)", w.start, w.end, len(tables))
 	rctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -65,6 +81,14 @@ func (wr *windowReader) read(ctx context.Context, tables []*tableInfo, w window,
 			s.drain()
 		}
 	}()
+	if err := wr.merge(ctx, srcs, w, place); err != nil {
+		return nil, err
+	}
+	return droppedOf(srcs), nil
+}
+
+// merge emits the sources' rows of w in one order.
+func (wr *windowReader) merge(ctx context.Context, srcs []*windowSource, w window, place func(*checkpoint.State, checkpoint.Pos)) error {
 	emit := func(msgs []*service.Message, last checkpoint.Pos, counts map[string]*changes.OpCounts) error {
 		if err := wr.em.emit(ctx, msgs, func(st *checkpoint.State) { place(st, last) }); err != nil {
 			return err
@@ -79,15 +103,17 @@ func (wr *windowReader) read(ctx context.Context, tables []*tableInfo, w window,
 		return nil
 	}
 	opt := changes.MergeOptions{MaxRows: wr.maxRows, Pairer: wr.newPairer(w)}
-	if err := changes.Merge(ctx, srcs, opt, emit); err != nil {
-		return nil, err
-	}
+	return changes.Merge(ctx, srcs, opt, emit)
+}
+
+// droppedOf names the sources' tables found dropped.
+func droppedOf(srcs []*windowSource) (dropped []string) {
 	for _, s := range srcs {
 		if s.dropped {
 			dropped = append(dropped, s.t.name.key)
 		}
 	}
-	return dropped, nil
+	return dropped
 }
 
 // windowSource is one table's part of a window: its @incr rows, converted
@@ -107,6 +133,13 @@ type windowSource struct {
 	done    chan struct{}
 	err     error
 	dropped bool
+
+	// held, when the window reads more tables than there are sessions
+	// (readHeld): the table's part is read whole into held, counted
+	// against the window's buffer, before the merge starts.
+	buf     *windowBuffer
+	held    []*changes.Batch
+	hasRows bool // a probe (buf.probe) found a row and stopped
 }
 
 // newSource reads t's part of w; ctx is the window read's, on which its
@@ -138,10 +171,17 @@ func (s *windowSource) drain() {
 		b.Release()
 	}
 	<-s.done
+	for _, b := range s.held {
+		b.Release()
+	}
+	s.held = nil
 }
 
 // Next gives the merge the table's next batch.
 func (s *windowSource) Next(ctx context.Context) (*changes.Batch, bool, error) {
+	if s.buf != nil {
+		return s.nextHeld()
+	}
 	select {
 	case b, open := <-s.out:
 		if !open {
@@ -175,6 +215,10 @@ func (s *windowSource) run(ctx context.Context) {
 		}
 		if ctx.Err() != nil {
 			s.err = context.Cause(ctx)
+			return
+		}
+		if errors.Is(err, errHasRows) {
+			s.hasRows = true
 			return
 		}
 		if isFatal(err) {
@@ -268,10 +312,14 @@ func (s *windowSource) read(ctx context.Context, piece window) error {
 	return nil
 }
 
-// send hands b to the merge; a retry then reads on after its last row.
+// send hands b to the merge, or holds it until the merge starts; a retry
+// then reads on after its last row.
 func (s *windowSource) send(ctx context.Context, b *changes.Batch) error {
 	if b.Len() == 0 {
 		return nil
+	}
+	if s.buf != nil {
+		return s.hold(b)
 	}
 	select {
 	case s.out <- b:

@@ -98,6 +98,42 @@ func (cs *Converters) Batch(rec arrow.RecordBatch, skip *checkpoint.Pos) (*Batch
 	return b, nil
 }
 
+// Bytes is the size of the Arrow buffers the batch holds: what it costs
+// while it waits for the merge.
+func (b *Batch) Bytes() int64 {
+	if b.rec == nil {
+		return 0
+	}
+	var n int64
+	for _, col := range b.rec.Columns() {
+		n += dataBytes(col.Data())
+	}
+	return n
+}
+
+// dataBytes adds up an array's buffers, its children's and its
+// dictionary's (arrow/util's TotalRecordSize would pull in a dependency
+// for protobuf reflection).
+func dataBytes(d arrow.ArrayData) int64 {
+	if d == nil {
+		return 0
+	}
+	var n int64
+	for _, buf := range d.Buffers() {
+		if buf != nil {
+			n += int64(buf.Len())
+		}
+	}
+	for _, c := range d.Children() {
+		n += dataBytes(c)
+	}
+	if d.DataType().ID() == arrow.DICTIONARY {
+		// Only a dictionary array has one: elsewhere Dictionary is a typed nil.
+		n += dataBytes(d.Dictionary())
+	}
+	return n
+}
+
 // Release lets go of a batch the merge never took.
 func (b *Batch) Release() {
 	if b.Len() > 0 {

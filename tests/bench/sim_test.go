@@ -78,13 +78,10 @@ func startSim(t *testing.T) *sim {
 	t.Helper()
 	bin := harness.Binary(t, "dorissim", "DORISSIM_BIN")
 	args := []string{"-http-port", "0", "-mysql-port", "0", "-flight-port", "0", "-be-flight-port", "0", "-visible-wait-timeout", "30s"}
-	// Until issue 33 point 2 bounds the input's Flight sessions, N tables need N sessions: raise max_user_connections as a user must today.
-	// Row k follows 1,000 tables, past qe_max_connection (1024) and its
-	// Flight share (512) too, which a user raises in fe.conf. And every row
-	// runs a process of its own on this one simulator, and a process that
-	// exits sends no CloseSession, so its sessions stay open until
-	// wait_timeout (8 h): the rows' sessions add up.
-	args = append(args, "-max-user-connections", "10000", "-qe-max-connection", "20000", "-arrow-flight-max-connections", "20000")
+	// Doris's default connection limits (max_user_connections 100,
+	// qe_max_connection 1024): each rpconnect-doris process keeps within
+	// max_flight_sessions however many tables a row follows, and closes
+	// its sessions (CloseSession) when it stops.
 	// The simulator's own profile (curl http://$addr/debug/pprof/profile)
 	// at BENCH_SIM_PPROF; the endpoint is always on, for collect.
 	pprofAddr := os.Getenv("BENCH_SIM_PPROF")

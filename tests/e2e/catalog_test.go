@@ -16,10 +16,10 @@ import (
 // changes of both the last-created table and that one arrive, and later
 // discoveries keep every table.
 func TestIncludeFollowsTablesPastTheStatementLimit(t *testing.T) {
-	// Until issue 33 point 2 bounds the input's Flight sessions, N tables need N sessions: raise max_user_connections as a user must today.
-	// 1,002 followed tables are past qe_max_connection (1024) and its Flight
-	// share (512) as well, which a user raises in fe.conf.
-	srv := harness.StartSim(t, dorissim.Config{MaxUserConnections: 2000, QEMaxConnection: 4096, ArrowFlightMaxConnections: 4096})
+	// Doris's default limits (max_user_connections 100): the input's
+	// sessions stay within max_flight_sessions however many tables it
+	// follows, and none is refused.
+	srv := harness.StartSim(t, dorissim.Config{})
 	// zlast sorts after every table created later, so those push it past
 	// row 1,000 of the listing.
 	harness.CreateTable(t, srv, "many", "zlast", harness.TableOpts{Buckets: 1})
@@ -61,5 +61,8 @@ func TestIncludeFollowsTablesPastTheStatementLimit(t *testing.T) {
 	}
 	if errs := logs.Lines(slog.LevelError, ""); len(errs) != 0 {
 		t.Fatalf("errors logged: %v", errs)
+	}
+	if st := srv.Stats(); st.FlightSessionsPeak > 16 || st.SessionsRefused != 0 {
+		t.Fatalf("the FE saw %d Flight sessions at once and refused %d, past max_flight_sessions' default 16", st.FlightSessionsPeak, st.SessionsRefused)
 	}
 }
