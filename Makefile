@@ -41,7 +41,7 @@ crash: build
 # The benchmark suite against dorissim; prints one table.
 bench: build
 	RPCONNECT_DORIS_BIN=$(abspath $(BIN)/rpconnect-doris) DORISSIM_BIN=$(abspath $(BIN)/dorissim) \
-		BENCH=1 $(GO) test -count=1 -timeout 60m -v -run TestBench ./tests/bench/
+		BENCH=1 $(GO) test -count=1 -timeout 120m -v -run 'TestBench$$|TestManyIdleTablesBench' ./tests/bench/
 	$(GO) test -run '^$$' -bench . -benchmem ./input/rowjson/ ./input/ ./input/changes/ ./input/delivery/ ./input/checkpoint/ ./output/
 
 # Client CPU of rows a and g for the binary of commit BASE against this

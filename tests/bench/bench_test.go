@@ -119,7 +119,7 @@ func TestBench(t *testing.T) {
 	r.idle = measureIdle(t, ctx, s) // last: its 1,000 tables would slow every listing before it
 	fmt.Println()
 	rows := append(r.rows(), r.multi.rows(r.single())...)
-	fmt.Print(renderTable(append(append(rows, r.pairs.rows()...), r.idle.rows()...)))
+	fmt.Print(renderTable(append(append(rows, r.pairs.rows()...), r.idle.rows(r.latency)...)))
 }
 
 // cpuOf runs fn and returns the user+sys CPU it cost this process and the

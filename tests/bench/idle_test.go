@@ -46,9 +46,11 @@ func idleTableCount(t *testing.T) int {
 
 func idleName(i int) string { return fmt.Sprintf("idle_%04d", i) }
 
-// idleResult is row k.
-type idleResult struct {
+// idleRun is one run of the input on the idle tables: with the rule that
+// skips idle tables' @incr queries (rule) or reading every table each poll.
+type idleRun struct {
 	tables   int
+	rule     bool
 	joined   time.Duration // process start to the chain holding every table
 	spanCost               // the steady span and what it cost
 	spanRSS  int64         // largest VmRSS sampled during span
@@ -56,15 +58,15 @@ type idleResult struct {
 	lagEnd   int64         // doris_binlog_lag_seconds at the end of span
 }
 
-// seedIdle creates the tables, empty: an idle table's rows are all older
-// than the input's start, so in `latest` mode they are never read.
-func seedIdle(t *testing.T, ctx context.Context, s *sim, n int) {
+// seedIdle creates tables [from, to), empty: an idle table's rows are all
+// older than the input's start, so in `latest` mode they are never read.
+func seedIdle(t *testing.T, ctx context.Context, s *sim, from, to int) {
 	t.Helper()
-	measure(t, fmt.Sprintf("create %d idle binlog tables", n), func() error {
+	measure(t, fmt.Sprintf("create %d idle binlog tables", to-from), func() error {
 		if err := s.exec(ctx, "CREATE DATABASE IF NOT EXISTS "+benchDB); err != nil {
 			return err
 		}
-		for i := range n {
+		for i := from; i < to; i++ {
 			if err := s.exec(ctx, mixedDDL(idleName(i), true)); err != nil {
 				return err
 			}
@@ -73,24 +75,18 @@ func seedIdle(t *testing.T, ctx context.Context, s *sim, n int) {
 	})
 }
 
-// measureIdle seeds the idle tables and measures row k on them.
-func measureIdle(t *testing.T, ctx context.Context, s *sim) idleResult {
-	t.Helper()
-	r := idleResult{tables: idleTableCount(t)}
-	seedIdle(t, ctx, s, r.tables)
-	s.row(t, fmt.Sprintf("doris_binlog latest, %d idle tables", r.tables), func() error { return r.run(t, ctx, s) })
-	return r
-}
+// idleRuleSetting is the input's field line that turns the idle-table rule
+// on or off.
+func idleRuleSetting(on bool) string { return fmt.Sprintf("%s: %t", idleRuleField, on) }
 
 // run starts the input on the idle tables and measures the span. The chain
-// holds every table once the streaming gauge counts them all and the FE has
-// planned two windows' worth of @incr queries since the start: the chain
-// reads a window for every table before it takes the next, so the first
-// window is then complete.
-func (r *idleResult) run(t *testing.T, ctx context.Context, s *sim) error {
+// holds every table once the streaming gauge counts them all, the FE has
+// planned a window's worth of @incr queries since the start (the first
+// window reads every table, the rule or not) and two more polls went by.
+func (r *idleRun) run(t *testing.T, ctx context.Context, s *sim) error {
 	addr := testnet.FreeAddr(t)
 	cfg := multiConfig(s, idleInclude, addr, "scan_mode: latest", "binlog_poll_interval: 1s", "table_discovery_interval: 1h",
-		fmt.Sprintf("skip_idle_tables: %v", idleSkip()))
+		idleRuleSetting(r.rule))
 	reqsStart, err := s.requestStats(ctx)
 	if err != nil {
 		return err
@@ -99,14 +95,17 @@ func (r *idleResult) run(t *testing.T, ctx context.Context, s *sim) error {
 		joinedAt        time.Time
 		spanFrom        spanStart
 		streaming, incr int64 // last seen while waiting for the join
+		pollsAtFirst    int64 // GET /api/tso once the first window was read; -1 before
 	)
+	pollsAtFirst = -1
 	began := time.Now()
+	joinLimit := idleJoinLimit * time.Duration(max(1, r.tables/idleTablesDefault))
 	step := func(pid int) (bool, error) {
 		switch {
 		case joinedAt.IsZero():
-			if time.Since(began) > idleJoinLimit {
+			if time.Since(began) > joinLimit {
 				return true, fmt.Errorf("%d tables did not all join the window chain within %v: %d streaming, %d @incr queries",
-					r.tables, idleJoinLimit, streaming, incr)
+					r.tables, joinLimit, streaming, incr)
 			}
 			if streaming = scrapeMetric(addr, "doris_binlog_tables", `state="streaming"`); streaming < int64(r.tables) {
 				return false, nil
@@ -115,7 +114,14 @@ func (r *idleResult) run(t *testing.T, ctx context.Context, s *sim) error {
 			if err != nil {
 				return true, err
 			}
-			if incr = now.FEIncrQueries - reqsStart.FEIncrQueries; incr < 2*int64(r.tables) {
+			if incr = now.FEIncrQueries - reqsStart.FEIncrQueries; incr < int64(r.tables) {
+				return false, nil
+			}
+			polls := now.HTTP["GET /api/tso"]
+			if pollsAtFirst < 0 {
+				pollsAtFirst = polls
+			}
+			if polls < pollsAtFirst+2 {
 				return false, nil
 			}
 			joinedAt = time.Now()
@@ -213,62 +219,54 @@ func sumCounts(m map[string]int64) int64 {
 	return n
 }
 
-// idleSkip is skip_idle_tables for row k: BENCH_SKIP_IDLE_TABLES=false
-// measures the tables read every poll, for comparison; on by default, as
-// in the input.
-func idleSkip() bool { return os.Getenv("BENCH_SKIP_IDLE_TABLES") != "false" }
-
-// tsoPerPoll is how many GET /api/tso one poll of the chain asks: the
-// window end, and with skip_idle_tables the fence after the partition
-// versions (docs/idle-tables.md).
-func tsoPerPoll() int64 {
-	if idleSkip() {
-		return 2
+// polls is how many windows the chain read over the span: it asks the FE
+// for a TSO once per window, for all its tables, and with the idle-table
+// rule a second time, as the fence after the partition versions
+// (docs/idle-tables.md).
+func (r idleRun) polls() int64 {
+	if r.rule {
+		return r.reqs.HTTP["GET /api/tso"] / 2
 	}
-	return 1
+	return r.reqs.HTTP["GET /api/tso"]
 }
 
-// rows are row k's lines. Polls are counted by the FE's GET /api/tso, which
-// the chain asks tsoPerPoll() times per window for all its tables.
-func (r idleResult) rows() []row {
+// feRequests is everything the FE served over the span: HTTP, Flight and
+// MySQL statements (the rule's version query may take either path).
+func (r idleRun) feRequests() int64 { return r.reqs.FERequests() + r.reqs.MySQLStatements }
+
+// perPoll is n divided by the span's polls.
+func (r idleRun) perPoll(n int64) float64 {
+	if r.polls() == 0 {
+		return 0
+	}
+	return float64(n) / float64(r.polls())
+}
+
+// cpuPerTable is the client's CPU in ms per second per table.
+func (r idleRun) cpuPerTable() float64 {
+	return r.cpu.Seconds() * 1000 / r.span.Seconds() / float64(r.tables)
+}
+
+// rows are one run's lines, named by name ("k." or "k (rule off)").
+func (r idleRun) rows(name string) []row {
 	secs := r.span.Seconds()
 	rate := func(n int64) float64 { return float64(n) / secs }
-	polls := r.reqs.HTTP["GET /api/tso"] / tsoPerPoll()
-	perTablePoll := 0.0
-	if polls > 0 {
-		perTablePoll = float64(r.reqs.FEIncrQueries) / float64(polls) / float64(r.tables)
-	}
 	cpuRate := r.cpu.Seconds() / secs
 	return []row{
-		info(fmt.Sprintf("k. %d idle streaming tables, poll 1s, skip_idle_tables: %v: FE requests", r.tables, idleSkip()),
-			fmt.Sprintf("%.1f req/s: HTTP %.1f/s, Flight %.1f/s, of which @incr %.1f/s (%.2f per table per poll, %.2f polls/s)",
-				rate(r.reqs.FERequests()), rate(feHTTP(r.reqs)), rate(sumCounts(r.reqs.FEFlight)),
-				rate(r.reqs.FEIncrQueries), perTablePoll, rate(polls))),
+		info(fmt.Sprintf("%s %d idle streaming tables, poll 1s: FE requests", name, r.tables),
+			fmt.Sprintf("%.1f req/s: HTTP %.1f/s, Flight %.1f/s, MySQL %.1f/s, of which @incr %.1f/s (%.2f per table per poll, %.2f polls/s)",
+				rate(r.feRequests()), rate(feHTTP(r.reqs)), rate(sumCounts(r.reqs.FEFlight)), rate(r.reqs.MySQLStatements),
+				rate(r.reqs.FEIncrQueries), r.perPoll(r.reqs.FEIncrQueries)/float64(r.tables), rate(r.polls()))),
 		info("   FE HTTP / FE Flight / BE Flight, per second", fmt.Sprintf("%s; %s; BE %s",
 			perSecond(r.reqs.HTTP, r.span), perSecond(r.reqs.FEFlight, r.span), perSecond(r.reqs.BEFlight, r.span))),
-		info(fmt.Sprintf("k. %d idle streaming tables: client CPU", r.tables),
-			fmt.Sprintf("%.0f ms/s (%.3f ms/s per table); dorissim %.0f ms/s", cpuRate*1000, cpuRate*1000/float64(r.tables),
+		info(fmt.Sprintf("%s %d idle streaming tables: client CPU", name, r.tables),
+			fmt.Sprintf("%.0f ms/s (%.4f ms/s per table); dorissim %.0f ms/s", cpuRate*1000, r.cpuPerTable(),
 				r.simCPU.Seconds()/secs*1000)),
-		info(fmt.Sprintf("k. %d idle streaming tables: RSS", r.tables),
+		info(fmt.Sprintf("%s %d idle streaming tables: RSS", name, r.tables),
 			fmt.Sprintf("%.0f MB peak over the span, %.0f MB peak of the run; lag %d s at its end", mb(r.spanRSS), mb(r.peakRSS), r.lagEnd)),
 		info("   steady span", fmt.Sprintf("%.0f s, from %.0f s after all %d tables joined the chain (%.1f s after start)",
 			secs, idleSteadySettle.Seconds(), r.tables, r.joined.Seconds())),
 	}
-}
-
-// TestIdleTablesBench runs only row k on a simulator of its own, e.g.
-// BENCH=1 BENCH_IDLE_TABLES=100 go test -run TestIdleTablesBench ./tests/bench/.
-// `make bench` measures it inside TestBench.
-func TestIdleTablesBench(t *testing.T) {
-	if os.Getenv("BENCH") != "1" {
-		t.Skip("set BENCH=1 to run the idle tables row")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	defer cancel()
-	s := startSim(t)
-	r := measureIdle(t, ctx, s)
-	fmt.Println()
-	fmt.Print(renderTable(r.rows()))
 }
 
 func TestMetricValue(t *testing.T) {

@@ -38,6 +38,23 @@ func latencyConfig(s *sim, table string) string {
 // timestamps each event as its line arrives on the binary's stdout.
 func measureLatency(t *testing.T, ctx context.Context, s *sim, table string, steady time.Duration) latencyResult {
 	t.Helper()
+	tick := func(ctx context.Context, id int64) (int, error) {
+		stmt := fmt.Sprintf("INSERT INTO %s.%s (id, user_id, name) VALUES (%d, %d, 'latency')", benchDB, table, id, id%1000)
+		return 1, s.exec(ctx, stmt)
+	}
+	return measureLatencyOf(t, ctx, latencyConfig(s, table), steady, 50*time.Millisecond, tick, nil, nil)
+}
+
+// measureLatencyOf runs the binary on cfg, which prints one commit time
+// per event, while write commits a tick's changes every `every` for
+// `steady` (id grows by one per tick; write returns the rows it
+// committed), and measures each event's commit-to-output latency.
+// sample, when set, is called at each of runRPConnect's polls. The first
+// commit waits 5 s, for the input to fix its stream start, and, when ready
+// is set, until ready answers true (it bounds its own wait by failing).
+func measureLatencyOf(t *testing.T, ctx context.Context, cfg string, steady, every time.Duration,
+	write func(ctx context.Context, id int64) (int, error), sample func(), ready func() (bool, error)) latencyResult {
+	t.Helper()
 	var (
 		mu   sync.Mutex
 		res  latencyResult
@@ -55,21 +72,29 @@ func measureLatency(t *testing.T, ctx context.Context, s *sim, table string, ste
 	}
 	writerDone := make(chan error, 1)
 	go func() {
-		// Give the input time to fix its stream start before the first commit.
 		time.Sleep(5 * time.Second)
-		end := time.Now().Add(steady)
-		n := 0
-		for id := int64(10_000_000); time.Now().Before(end); id++ {
-			stmt := fmt.Sprintf("INSERT INTO %s.%s (id, user_id, name) VALUES (%d, %d, 'latency')", benchDB, table, id, id%1000)
-			if err := s.exec(ctx, stmt); err != nil {
+		for ready != nil {
+			ok, err := ready()
+			if err != nil {
 				writerDone <- err
 				return
 			}
-			n++
+			if ok {
+				break
+			}
+			time.Sleep(500 * time.Millisecond)
+		}
+		end := time.Now().Add(steady)
+		for id := int64(10_000_000); time.Now().Before(end); id++ {
+			n, err := write(ctx, id)
+			if err != nil {
+				writerDone <- err
+				return
+			}
 			mu.Lock()
-			res.written = n
+			res.written += n
 			mu.Unlock()
-			time.Sleep(50 * time.Millisecond)
+			time.Sleep(every)
 		}
 		writerDone <- nil
 	}()
@@ -77,6 +102,9 @@ func measureLatency(t *testing.T, ctx context.Context, s *sim, table string, ste
 	writing := true
 	var drainUntil time.Time
 	stop := func() bool {
+		if sample != nil {
+			sample()
+		}
 		if writing {
 			select {
 			case writerErr = <-writerDone:
@@ -90,7 +118,7 @@ func measureLatency(t *testing.T, ctx context.Context, s *sim, table string, ste
 		defer mu.Unlock()
 		return seen >= res.written || time.Now().After(drainUntil)
 	}
-	runRPConnect(t, ctx, latencyConfig(s, table), stop, onLine)
+	runRPConnect(t, ctx, cfg, stop, onLine)
 	if writerErr != nil {
 		t.Fatalf("latency writer: %v", writerErr)
 	}

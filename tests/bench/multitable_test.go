@@ -139,13 +139,19 @@ func measureMulti(t *testing.T, ctx context.Context, s *sim, spreadFrom string) 
 // multiConfig is a doris_binlog input over the tables include matches,
 // with the metrics endpoint on addr.
 func multiConfig(s *sim, include, addr string, extra ...string) string {
+	return multiConfigTo(s, include, addr, "output:\n  drop: {}\n", extra...)
+}
+
+// multiConfigTo is multiConfig with output (a YAML block from `output:`,
+// pipeline included) in place of the drop output.
+func multiConfigTo(s *sim, include, addr, output string, extra ...string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "input:\n  doris_binlog:\n    fenodes: %s\n    include: ['%s']\n    username: root\n    password: \"\"\n    checkpoint_cache: cp\n",
 		s.http, include)
 	for _, e := range extra {
 		b.WriteString("    " + e + "\n")
 	}
-	b.WriteString("output:\n  drop: {}\n" + memoryCache)
+	b.WriteString(output + memoryCache)
 	fmt.Fprintf(&b, "http:\n  enabled: true\n  address: %s\n  debug_endpoints: true\nmetrics:\n  json_api: {}\n", addr)
 	return b.String() + quietTail
 }
@@ -288,7 +294,7 @@ func statsDelta(after, before dorissim.Stats) dorissim.Stats {
 	}
 	return dorissim.Stats{HTTP: sub(after.HTTP, before.HTTP), FEFlight: sub(after.FEFlight, before.FEFlight),
 		BEFlight: sub(after.BEFlight, before.BEFlight), MySQLConnections: after.MySQLConnections - before.MySQLConnections,
-		FEIncrQueries: after.FEIncrQueries - before.FEIncrQueries}
+		MySQLStatements: after.MySQLStatements - before.MySQLStatements, FEIncrQueries: after.FEIncrQueries - before.FEIncrQueries}
 }
 
 // perSecond lists counts as rates, largest first: "GetFlightInfo 100/s, ...".

@@ -63,7 +63,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, err
 	}
 	engine, err := sqlengine.New(sqlengine.Config{Store: s.store, User: cfg.User, Password: cfg.Password,
-		Frontend: s.frontend, TimeZone: cfg.TimeZone, Pool: s.pool})
+		Frontend: s.frontend, TimeZone: cfg.TimeZone, Pool: s.pool, OnMySQLStatement: s.stats.addMySQLStatement})
 	if err != nil {
 		s.closeListeners()
 		return nil, fmt.Errorf("start SQL engine: %w", err)

@@ -34,6 +34,9 @@ type Stats struct {
 	// MySQLConnections counts accepted MySQL-protocol connections (the
 	// statements on them are not counted).
 	MySQLConnections int64 `json:"mysql_connections"`
+	// MySQLStatements counts the statements run on those connections
+	// (COM_QUERY and COM_STMT_EXECUTE): FE work that FERequests leaves out.
+	MySQLStatements int64 `json:"mysql_statements"`
 	// SessionsOpen is what the FE's connection pool holds now: MySQL
 	// connections past authentication and Arrow Flight SQL sessions, the
 	// count qe_max_connection and max_user_connections bound.
@@ -70,6 +73,7 @@ type requestStats struct {
 	feFlight map[string]int64
 	beFlight map[string]int64
 	mysql    int64
+	mysqlSQL int64
 	feIncr   int64
 }
 
@@ -89,11 +93,17 @@ func (r *requestStats) addMySQL() {
 	r.mu.Unlock()
 }
 
+func (r *requestStats) addMySQLStatement() {
+	r.mu.Lock()
+	r.mysqlSQL++
+	r.mu.Unlock()
+}
+
 func (r *requestStats) snapshot() Stats {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return Stats{HTTP: copyCounts(r.http), FEFlight: copyCounts(r.feFlight), BEFlight: copyCounts(r.beFlight),
-		MySQLConnections: r.mysql, FEIncrQueries: r.feIncr}
+		MySQLConnections: r.mysql, MySQLStatements: r.mysqlSQL, FEIncrQueries: r.feIncr}
 }
 
 func copyCounts(m map[string]int64) map[string]int64 {

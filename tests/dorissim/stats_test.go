@@ -42,6 +42,11 @@ func TestRequestStatsCountWhatArrives(t *testing.T) {
 	if err := db.PingContext(testCtx(t)); err != nil {
 		t.Fatalf("mysql ping: %v", err)
 	}
+	for range 2 {
+		if _, err := db.ExecContext(testCtx(t), "SELECT 1"); err != nil {
+			t.Fatalf("mysql statement: %v", err)
+		}
+	}
 
 	code, data := httpDo(t, s, "GET", "/api/_sim/stats", "", nil)
 	if code != 200 {
@@ -71,6 +76,9 @@ func TestRequestStatsCountWhatArrives(t *testing.T) {
 	}
 	if got.MySQLConnections != 1 {
 		t.Errorf("mysql connections = %d, want 1", got.MySQLConnections)
+	}
+	if got.MySQLStatements != 2 {
+		t.Errorf("mysql statements = %d, want 2 (a ping runs none)", got.MySQLStatements)
 	}
 	if n := got.FERequests(); n != 3+1+1+1+2 {
 		t.Errorf("FERequests = %d, want 8", n)

@@ -33,6 +33,10 @@ type Config struct {
 	// Pool admits MySQL connections, and SET PROPERTY sets its users'
 	// limits; nil is a pool of Doris's default limits, of this engine alone.
 	Pool *connpool.Pool
+	// OnMySQLStatement, when set, is called once for each statement a
+	// MySQL-protocol client runs, so that the FE's statement load can be
+	// counted beside its HTTP and Flight requests.
+	OnMySQLStatement func()
 }
 
 // Frontend is the FE row of SHOW FRONTENDS.

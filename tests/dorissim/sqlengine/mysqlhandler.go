@@ -117,6 +117,9 @@ func (h *handler) ParserOptionsForConnection(*mysql.Conn) (sqlparser.ParserOptio
 // run executes one statement and streams its result in batches.
 func (h *handler) run(ctx context.Context, c *mysql.Conn, query string, send func(*sqltypes.Result) error) error {
 	defer busy(c)()
+	if count := h.eng.cfg.OnMySQLStatement; count != nil {
+		count()
+	}
 	res, err := h.session(c).Query(ctx, query)
 	if err != nil {
 		return wireError(err)
