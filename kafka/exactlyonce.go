@@ -77,7 +77,15 @@ func (e *exactlyOnce) write(ctx context.Context, batch service.MessageBatch) err
 	}
 	tctx, cancel := context.WithTimeout(ctx, e.cfg.timeout)
 	defer cancel()
-	if err := e.transact(tctx, keep); err != nil {
+	err = e.transact(tctx, keep)
+	if err == nil {
+		// The client's nil is not proof of a commit (see
+		// confirmCommitted); confirming has a timeout of its own.
+		if err = e.confirmCommitted(ctx, lastWritten(keep)); err != nil {
+			e.m.aborted.Incr(1)
+		}
+	}
+	if err != nil {
 		// The outcome may be unknown (a commit whose answer was lost):
 		// the next attempt starts a new producer and reads every tail
 		// again. A fenced producer gets no next attempt (see
@@ -88,6 +96,7 @@ func (e *exactlyOnce) write(ctx context.Context, batch service.MessageBatch) err
 		e.cl = nil
 		return err
 	}
+	e.m.committed.Incr(1)
 	for tp, t := range next {
 		e.tails[tp] = t
 	}
@@ -241,7 +250,6 @@ func (e *exactlyOnce) transact(ctx context.Context, recs []*kgo.Record) error {
 		err = fmt.Errorf("committing the transaction of %q: %w", e.cfg.txnID, err)
 		return errors.Join(err, e.abort(err))
 	}
-	e.m.committed.Incr(1)
 	return nil
 }
 

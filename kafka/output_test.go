@@ -114,14 +114,16 @@ func readCommitted(t *testing.T, c *kfake.Cluster, topic string, want int) []*kg
 
 // explainShortfall logs, for a read that found fewer committed records than
 // expected, each partition's high watermark and last stable offset and the
-// records a read_uncommitted consumer sees: a transaction left open shows
-// as a last stable offset below the watermark, records never written as
-// the same count both ways.
+// records (this writer's, one by one) and transaction markers a
+// read_uncommitted consumer sees: a transaction left open shows as a last
+// stable offset below the watermark, records never written as the same
+// count both ways, and an acknowledged write that was aborted as an ABORT
+// marker after its records.
 func explainShortfall(t *testing.T, c *kfake.Cluster, topic string, committed int) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	cl, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...), kgo.ConsumeTopics(topic),
+	cl, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...), kgo.ConsumeTopics(topic), kgo.KeepControlRecords(),
 		kgo.FetchIsolationLevel(kgo.ReadUncommitted()), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
 	if err != nil {
 		t.Logf("shortfall of %s: no client: %v", topic, err)
@@ -136,14 +138,28 @@ func explainShortfall(t *testing.T, c *kfake.Cluster, topic string, committed in
 		t.Logf("shortfall of %s: partition %d high watermark %d, last stable offset %d", topic, o.Partition, o.Offset, s.Offset)
 	})
 	uncommitted := 0
-	for range 4 {
+	foreign := 0
+	for range 8 {
 		pctx, pcancel := context.WithTimeout(ctx, 500*time.Millisecond)
 		cl.PollFetches(pctx).EachRecord(func(r *kgo.Record) {
+			if r.Attrs.IsControl() {
+				typ := "commit"
+				if len(r.Key) >= 4 && r.Key[3] == 0 {
+					typ = "ABORT"
+				}
+				t.Logf("shortfall of %s: %d/%d control %s pid=%d epoch=%d", topic, r.Partition, r.Offset, typ, r.ProducerID, r.ProducerEpoch)
+				return
+			}
 			uncommitted++
-			t.Logf("shortfall of %s: read_uncommitted %d/%d tso=%q writer=%q", topic, r.Partition, r.Offset, header(r, "tso"), header(r, headerWriter))
+			if header(r, headerWriter) == "" {
+				foreign++
+				return
+			}
+			t.Logf("shortfall of %s: read_uncommitted %d/%d tso=%q writer=%q pid=%d epoch=%d txn=%v", topic, r.Partition, r.Offset, header(r, "tso"), header(r, headerWriter), r.ProducerID, r.ProducerEpoch, r.Attrs.IsTransactional())
 		})
 		pcancel()
 	}
+	t.Logf("shortfall of %s: %d foreign records not listed", topic, foreign)
 	t.Logf("shortfall of %s: %d records read_committed, %d read_uncommitted", topic, committed, uncommitted)
 }
 
