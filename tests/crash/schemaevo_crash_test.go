@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rpconnect-doris/rpconnect-doris/doris"
 	"github.com/rpconnect-doris/rpconnect-doris/tests/dorissim"
 	"github.com/rpconnect-doris/rpconnect-doris/tests/harness"
 )
@@ -38,7 +37,7 @@ func TestCrashBetweenAddColumnAndLoad(t *testing.T) {
 		"INSERT INTO se.src (id, name, qty, amount, extra) VALUES (1001, 'new', 1, 1.00, 7)",
 		"UPDATE se.src SET extra = 8 WHERE id = 1")
 	deadline := time.Now().Add(60 * time.Second)
-	for !slices.Contains(columnsOf(t, srv, "se_t", "src"), "extra") {
+	for !slices.Contains(harness.TableColumns(t, srv, "se_t", "src"), "extra") {
 		if first.exited() || time.Now().After(deadline) {
 			t.Fatalf("the target never got column extra\n%s", first.logTail())
 		}
@@ -80,7 +79,7 @@ func waitTable(t *testing.T, r *run, srv *dorissim.Server, want map[string]harne
 	deadline := time.Now().Add(60 * time.Second)
 	var diff string
 	for time.Now().Before(deadline) {
-		if slices.Contains(columnsOf(t, srv, "se_t", "src"), cols[len(cols)-1]) {
+		if slices.Contains(harness.TableColumns(t, srv, "se_t", "src"), cols[len(cols)-1]) {
 			if diff = harness.Diff(want, harness.TableState(t, srv, "se_t", "src", "id", cols...)); diff == "" {
 				return
 			}
@@ -93,23 +92,6 @@ func waitTable(t *testing.T, r *run, srv *dorissim.Server, want map[string]harne
 	t.Fatalf("se_t.src differs after 60s:\n%s\n%s", diff, r.logTail())
 }
 
-// columnsOf lists db.table's columns as SHOW CREATE TABLE prints them.
-func columnsOf(t *testing.T, srv *dorissim.Server, db, table string) []string {
-	t.Helper()
-	res, err := srv.Query(ctxFor(t, 30*time.Second), "SHOW CREATE TABLE "+harness.QuoteIdent(db)+"."+harness.QuoteIdent(table))
-	if err != nil || len(res) != 1 || len(res[0]) < 2 {
-		t.Fatalf("show create table %s.%s: %v %v", db, table, res, err)
-	}
-	p, err := doris.ParseShowCreateTable(fmt.Sprint(res[0][1]))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, c := range p.Columns {
-		out = append(out, c.Name)
-	}
-	return out
-}
 
 // TestMissingColumnStopsThenResumesAfterRestart: without schema_evolution,
 // ADD COLUMN on the source stops the stream before any row holding the

@@ -10,34 +10,16 @@ import (
 	"github.com/redpanda-data/benthos/v4/public/schema"
 	"github.com/redpanda-data/benthos/v4/public/service"
 
-	"github.com/rpconnect-doris/rpconnect-doris/doris"
 	"github.com/rpconnect-doris/rpconnect-doris/tests/dorissim"
 	"github.com/rpconnect-doris/rpconnect-doris/tests/harness"
 )
 
-// targetColumns lists db.table's columns as SHOW CREATE TABLE prints them.
-func targetColumns(t *testing.T, srv *dorissim.Server, db, table string) []string {
-	t.Helper()
-	res, err := srv.Query(ctxTimeout(t, 30*time.Second), "SHOW CREATE TABLE "+harness.QuoteIdent(db)+"."+harness.QuoteIdent(table))
-	if err != nil || len(res) != 1 || len(res[0]) < 2 {
-		t.Fatalf("show create table %s.%s: %v %v", db, table, res, err)
-	}
-	p, err := doris.ParseShowCreateTable(fmt.Sprint(res[0][1]))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, c := range p.Columns {
-		out = append(out, c.Name)
-	}
-	return out
-}
 
 // waitColumn waits until db.table has the column.
 func waitColumn(t *testing.T, srv *dorissim.Server, db, table, column string, timeout time.Duration) {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
-	for !slices.Contains(targetColumns(t, srv, db, table), column) {
+	for !slices.Contains(harness.TableColumns(t, srv, db, table), column) {
 		if time.Now().After(deadline) {
 			t.Fatalf("%s.%s has no column %s after %s", db, table, column, timeout)
 		}
@@ -186,7 +168,7 @@ func TestSchemaEvolutionDropStaysDroppedAcrossReplay(t *testing.T) {
 			t.Fatalf("first run, batch %d: %v", i, err)
 		}
 	}
-	if got := targetColumns(t, srv, "shop_replica", "orders"); slices.Contains(got, "extra") {
+	if got := harness.TableColumns(t, srv, "shop_replica", "orders"); slices.Contains(got, "extra") {
 		t.Fatalf("columns after the drop: %v", got)
 	}
 	// An older change, in a batch of its own (a label never loaded), after
@@ -195,7 +177,7 @@ func TestSchemaEvolutionDropStaysDroppedAcrossReplay(t *testing.T) {
 	if err := first.write(t, late); err != nil {
 		t.Fatalf("first run, the late batch: %v", err)
 	}
-	if got := targetColumns(t, srv, "shop_replica", "orders"); slices.Contains(got, "extra") {
+	if got := harness.TableColumns(t, srv, "shop_replica", "orders"); slices.Contains(got, "extra") {
 		t.Fatalf("columns after an older change: %v", got)
 	}
 	if err := first.stream.StopWithin(10 * time.Second); err != nil {
@@ -208,7 +190,7 @@ func TestSchemaEvolutionDropStaysDroppedAcrossReplay(t *testing.T) {
 		if err := second.write(t, b...); err != nil {
 			t.Fatalf("second run, batch %d: %v", i, err)
 		}
-		if got := targetColumns(t, srv, "shop_replica", "orders"); !slices.Equal(got, cols) {
+		if got := harness.TableColumns(t, srv, "shop_replica", "orders"); !slices.Equal(got, cols) {
 			t.Fatalf("columns after batch %d of the replay: %v, want %v", i, got, cols)
 		}
 	}
