@@ -235,6 +235,37 @@ func (t *targetSchemas) of(ctx context.Context, p *part) (*targetSchema, error) 
 	return ts, nil
 }
 
+// seed sets the columns of a target this output has just created (with a
+// statement that fails on an existing table), so that its first load needs
+// no SHOW CREATE TABLE. A target already read is left as it is.
+func (t *targetSchemas) seed(p *part, cols []ddl.Column, keys []string) {
+	t.mu.Lock()
+	ts := t.m[p.target]
+	if ts == nil {
+		ts = &targetSchema{droppedAt: map[string]int64{}}
+		t.m[p.target] = ts
+	}
+	t.mu.Unlock()
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	if ts.cols != nil {
+		return
+	}
+	ts.cols = make(map[string]doris.ColumnDef, len(cols))
+	ts.nullable = make(map[string]bool, len(cols))
+	for _, c := range cols {
+		name := strings.ToLower(c.Name)
+		ts.cols[name] = doris.ColumnDef{Name: c.Name, Type: c.Type, Comment: c.Comment}
+		ts.nullable[name] = c.Nullable
+	}
+	ts.keys = make(map[string]bool, len(keys))
+	for _, k := range keys {
+		ts.keys[strings.ToLower(k)] = true
+	}
+	ts.readAt = time.Now()
+	ts.verdicts = map[string]*verdict{}
+}
+
 // read (re)reads the target's columns and forgets the verdicts.
 func (t *targetSchemas) read(ctx context.Context, ts *targetSchema, p *part) error {
 	props, err := doris.FetchTableProperties(ctx, t.fe, p.db, p.table)
