@@ -10,6 +10,7 @@ import (
 	"github.com/redpanda-data/benthos/v4/public/service"
 
 	"github.com/rpconnect-doris/rpconnect-doris/doris"
+	"github.com/rpconnect-doris/rpconnect-doris/doris/ddl"
 )
 
 // BenchmarkEncodeBatch measures split and encode of one doris_binlog-sized
@@ -102,13 +103,14 @@ func BenchmarkSchemaEvolutionCost(b *testing.B) {
 		}
 		o.targets.m[target] = ts
 	}
-	meta := benchSchema()
+	meta, desc := benchSchema(), benchDescription()
 	withMeta := make(service.MessageBatch, 4064)
 	bare := make(service.MessageBatch, len(withMeta))
 	for i := range withMeta {
 		body := fmt.Sprintf(`{"id":%d,"name":"name-%d","qty":%d,"amount":"12.50","ts":"2025-01-01 10:00:00"}`, i, i, i%100)
 		withMeta[i] = change(body, "shop", "orders", opUpdateAfter, 470842795122229249+int64(i), int64(i))
 		withMeta[i].MetaSetImmut(metaSchema, meta)
+		withMeta[i].MetaSetImmut(metaDorisSchema, desc)
 		bare[i] = change(body, "shop", "orders", opUpdateAfter, 470842795122229249+int64(i), int64(i))
 	}
 	ctx := context.Background()
@@ -161,6 +163,16 @@ func benchSchema() service.ImmutableValue {
 		{Name: "ts", Type: schema.Timestamp, Optional: true, Logical: &schema.LogicalParams{Timestamp: &schema.TimestampParams{Unit: schema.TimeUnitSeconds}}},
 	}}
 	return service.ImmutableAny{V: root.ToAny()}
+}
+
+// benchDescription is the doris_schema metadata doris_binlog attaches
+// beside benchSchema: with schema_evolution the scan reads it too.
+func benchDescription() service.ImmutableValue {
+	p := &doris.TableProperties{KeysType: "UNIQUE_KEYS", KeyColumns: []string{"id"}, Nullable: map[string]bool{"id": false}}
+	return service.ImmutableAny{V: ddl.Describe(p, []doris.ColumnDef{
+		{Name: "id", Type: "bigint"}, {Name: "name", Type: "varchar(64)"}, {Name: "qty", Type: "int"},
+		{Name: "amount", Type: "decimal(10,2)"}, {Name: "ts", Type: "datetime"},
+	})}
 }
 
 // BenchmarkSchemaScan measures the per-row part of the schema check alone,

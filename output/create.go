@@ -31,6 +31,10 @@ type creator struct {
 	opts ddl.Options
 	log  *service.Logger
 
+	// targets, when the schema check applies, is seeded with the columns
+	// of each table created here.
+	targets *targetSchemas
+
 	mu     sync.Mutex      // guards ready and dbs
 	ready  map[string]bool // targets that exist
 	dbs    map[string]*dbState
@@ -126,32 +130,46 @@ func (c *creator) createTable(ctx context.Context, batch service.MessageBatch, p
 	if err != nil {
 		return doris.Permanent(fmt.Errorf("create_tables: target %s does not exist and cannot be created: %w", p.target, err))
 	}
-	stmt, err := ddl.CreateTableSQL(p.db, p.table, t, c.opts)
+	// A generated statement without IF NOT EXISTS: when it succeeds the
+	// table has exactly its columns, which seed the schema check (no SHOW
+	// CREATE TABLE before the first load); "already exists" means another
+	// pipeline or a hand was first, with columns of its own.
+	var cols []ddl.Column
+	var stmt string
+	if c.opts.Template != "" {
+		stmt, err = ddl.CreateTableSQL(p.db, p.table, t, c.opts)
+	} else {
+		stmt, cols, err = ddl.CreateTableNewSQL(p.db, p.table, t, c.opts)
+	}
 	if err != nil {
 		return doris.Permanent(fmt.Errorf("create_tables: target %s from the %s metadata: %w", p.target, from, err))
 	}
 	if !db.exists {
-		if err := c.run(ctx, ddl.CreateDatabaseSQL(p.db)); err != nil {
+		if _, err := c.run(ctx, ddl.CreateDatabaseSQL(p.db)); err != nil {
 			return fmt.Errorf("create_tables: create database %s for %s: %w", doris.QuoteIdent(p.db), p.target, err)
 		}
 		db.exists = true
 		c.log.Infof("doris_load: created database %s", p.db)
 	}
-	if err := c.run(ctx, stmt); err != nil {
+	created, err := c.run(ctx, stmt)
+	if err != nil {
 		return fmt.Errorf("create_tables: create table %s: %w", p.target, err)
+	}
+	if created && cols != nil && c.targets != nil {
+		c.targets.seed(p, cols, t.Keys)
 	}
 	c.log.Infof("doris_load: created table %s (%s KEY, %d columns, from the %s metadata)", p.target, t.Model, len(t.Columns), from)
 	return nil
 }
 
 // run runs a DDL statement; "already exists" is the wanted result, reached
-// by another pipeline first.
-func (c *creator) run(ctx context.Context, stmt string) error {
-	_, err := doris.Statement(ctx, c.fe, stmt)
+// by another pipeline first, and reported as not created.
+func (c *creator) run(ctx context.Context, stmt string) (created bool, err error) {
+	_, err = doris.Statement(ctx, c.fe, stmt)
 	if err != nil && alreadyExists(err) {
-		return nil
+		return false, nil
 	}
-	return err
+	return err == nil, err
 }
 
 func alreadyExists(err error) bool {

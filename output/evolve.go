@@ -10,7 +10,6 @@ import (
 	"github.com/redpanda-data/benthos/v4/public/service"
 
 	"github.com/rpconnect-doris/rpconnect-doris/doris"
-	"github.com/rpconnect-doris/rpconnect-doris/doris/ddl"
 )
 
 // rereadEvery bounds how often a target's columns are read again while a
@@ -97,7 +96,7 @@ func (o *dorisLoad) resolve(ctx context.Context, ts *targetSchema, batch service
 			o.log.Debugf("doris_load: message %d into %s carries column %s, dropped at tso %d; loading it without the column", s.first, p.target, c.Name, at)
 			continue
 		}
-		typ, err := ddl.ColumnType(c)
+		typ, err := v.addType(c)
 		if err != nil {
 			return v, false, doris.Permanent(fmt.Errorf("add column to %s: %w", p.target, err))
 		}
@@ -144,7 +143,7 @@ func (o *dorisLoad) reread(ctx context.Context, ts *targetSchema, p *part, s msg
 func (o *dorisLoad) missingError(p *part, s msgSchema, v *verdict) error {
 	var adds []string
 	for _, c := range v.missing {
-		typ, err := ddl.ColumnType(c)
+		typ, err := v.addType(c)
 		if err != nil {
 			typ = "<type>"
 		}
@@ -218,7 +217,11 @@ func (o *dorisLoad) widen(ctx context.Context, ts *targetSchema, p *part, w wide
 		}
 		for _, c := range props.Columns {
 			if strings.EqualFold(c.Name, w.col.Name) {
-				if f, _ := typeFit(w.col, c.Type); f == fitOK {
+				f, _ := typeFit(w.col, c.Type)
+				if w.exact {
+					f, _, _ = exactFit(w.to, c.Type)
+				}
+				if f == fitOK {
 					o.log.Infof("doris_load: widened column %s of %s from %s to %s", w.col.Name, p.target, w.from, c.Type)
 					return nil
 				}

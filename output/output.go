@@ -74,12 +74,16 @@ func newDorisLoad(conf *config, log *service.Logger) (*dorisLoad, error) {
 			return nil, err
 		}
 	}
+	targets := newTargetSchemas(fe)
+	if create != nil && checksSchemas(conf) {
+		create.targets = targets
+	}
 	return &dorisLoad{
 		create:  create,
 		conf:    conf,
 		ld:      &loader{conf: conf, tr: tr, log: log},
 		models:  newKeyModels(fe),
-		targets: newTargetSchemas(fe),
+		targets: targets,
 		log:     log,
 		inOrder: inOrderBackoff,
 	}, nil

@@ -82,7 +82,7 @@ func splitBatch(conf *config, batch service.MessageBatch) ([]*part, error) {
 			}
 			p = &part{target: target, db: db, table: table, positioned: true}
 			if checksSchemas(conf) {
-				p.scan = &schemaScan{}
+				p.scan = &schemaScan{exact: conf.evolve}
 			}
 			if len(parts) == 0 {
 				// Most batches have one target: room for all of it at once.

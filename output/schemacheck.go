@@ -20,9 +20,11 @@ import (
 // msgSchema is one distinct schema among a part's messages.
 type msgSchema struct {
 	fp    string
-	value any   // the metadata value, parsed only when its verdict is not cached
-	first int   // the batch index of its first message
-	tso   int64 // that message's tso, 0 when it has none
+	key   string // fp, and the doris_schema fingerprint when there is one: verdicts are cached by it
+	value any    // the metadata value, parsed only when its verdict is not cached
+	doris any    // the doris_schema value (exact Doris types), nil when none
+	first int    // the batch index of its first message
+	tso   int64  // that message's tso, 0 when it has none
 }
 
 // schemaScan collects the distinct schemas of a part's messages in order
@@ -35,6 +37,12 @@ type schemaScan struct {
 	err     error
 	last    string
 	lastMap unsafe.Pointer
+	// exact: read doris_schema too (schema_evolution, which adds and
+	// widens columns to their exact Doris types). A VARCHAR lengthened at
+	// the source leaves the Common fingerprint as it was, so the
+	// description is part of a schema's identity.
+	exact     bool
+	lastDoris unsafe.Pointer
 }
 
 // note takes message i's schema metadata, if any.
@@ -46,9 +54,14 @@ func (sc *schemaScan) note(m *service.Message, i int, target string) {
 	if !ok {
 		return
 	}
+	var dv any
+	var dp unsafe.Pointer
+	if sc.exact {
+		dv, dp = description(m)
+	}
 	// The input attaches one value per table schema to all its messages:
-	// the same map as the previous message's is the same schema.
-	if iv, ok := v.(service.ImmutableAny); ok && sc.lastMap != nil {
+	// the same maps as the previous message's are the same schema.
+	if iv, ok := v.(service.ImmutableAny); ok && sc.lastMap != nil && dp == sc.lastDoris {
 		if mv, ok := iv.V.(map[string]any); ok && mapPointer(mv) == sc.lastMap {
 			return
 		}
@@ -61,21 +74,45 @@ func (sc *schemaScan) note(m *service.Message, i int, target string) {
 	if val == nil {
 		return // not a Common schema: some other use of the key
 	}
-	sc.lastMap = nil
+	sc.lastMap, sc.lastDoris = nil, dp
 	if mv, ok := val.(map[string]any); ok {
 		sc.lastMap = mapPointer(mv)
 	}
-	if fp == sc.last && len(sc.schemas) > 0 {
+	key := fp
+	if dv != nil {
+		key = fp + "/" + ddl.DescriptionFingerprint(dv)
+	}
+	if key == sc.last && len(sc.schemas) > 0 {
 		return
 	}
-	sc.last = fp
+	sc.last = key
 	for _, s := range sc.schemas {
-		if s.fp == fp {
+		if s.key == key {
 			return
 		}
 	}
 	tso, _ := metaInt(m, metaTSO)
-	sc.schemas = append(sc.schemas, msgSchema{fp: fp, value: val, first: i, tso: tso})
+	sc.schemas = append(sc.schemas, msgSchema{fp: fp, key: key, value: val, doris: dv, first: i, tso: tso})
+}
+
+// description returns the message's doris_schema value and its identity;
+// nil when it has none or it is not an object.
+func description(m *service.Message) (any, unsafe.Pointer) {
+	v, ok := m.MetaGetImmut(ddl.MetaKey)
+	if !ok {
+		return nil, nil
+	}
+	switch iv := v.(type) {
+	case service.ImmutableAny:
+		v = iv.V
+	case service.ImmutableValue:
+		v = iv.Copy()
+	}
+	mv, ok := v.(map[string]any)
+	if !ok {
+		return nil, nil
+	}
+	return mv, mapPointer(mv)
 }
 
 // partSchemas lists the distinct schemas of the part's messages, from the
@@ -123,15 +160,27 @@ func schemaFingerprint(v any) (string, any, error) {
 
 // verdict is what one message schema needs from one target's columns.
 type verdict struct {
-	names   map[string]bool // the schema's columns, lower case
-	missing []schema.Common // columns the target lacks
-	widen   []widening      // target columns to widen first
-	bad     []string        // mismatches nothing here fixes, described
+	names   map[string]bool   // the schema's columns, lower case
+	missing []schema.Common   // columns the target lacks
+	exact   map[string]string // lower-case name -> the source's Doris type, from doris_schema
+	widen   []widening        // target columns to widen first
+	bad     []string          // mismatches nothing here fixes, described
 }
 
 type widening struct {
 	col      schema.Common
 	from, to string
+	exact    bool // to is the source's own type (doris_schema), judged by exactFit
+}
+
+// addType is the type ADD COLUMN gives column c: the source's exact Doris
+// type when the messages carry it, else the Common mapping create_tables
+// uses.
+func (v *verdict) addType(c schema.Common) (string, error) {
+	if t := v.exact[strings.ToLower(c.Name)]; t != "" {
+		return t, nil
+	}
+	return ddl.ColumnType(c)
 }
 
 func (v *verdict) ok() bool { return len(v.missing) == 0 && len(v.widen) == 0 && len(v.bad) == 0 }
@@ -186,6 +235,37 @@ func (t *targetSchemas) of(ctx context.Context, p *part) (*targetSchema, error) 
 	return ts, nil
 }
 
+// seed sets the columns of a target this output has just created (with a
+// statement that fails on an existing table), so that its first load needs
+// no SHOW CREATE TABLE. A target already read is left as it is.
+func (t *targetSchemas) seed(p *part, cols []ddl.Column, keys []string) {
+	t.mu.Lock()
+	ts := t.m[p.target]
+	if ts == nil {
+		ts = &targetSchema{droppedAt: map[string]int64{}}
+		t.m[p.target] = ts
+	}
+	t.mu.Unlock()
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	if ts.cols != nil {
+		return
+	}
+	ts.cols = make(map[string]doris.ColumnDef, len(cols))
+	ts.nullable = make(map[string]bool, len(cols))
+	for _, c := range cols {
+		name := strings.ToLower(c.Name)
+		ts.cols[name] = doris.ColumnDef{Name: c.Name, Type: c.Type, Comment: c.Comment}
+		ts.nullable[name] = c.Nullable
+	}
+	ts.keys = make(map[string]bool, len(keys))
+	for _, k := range keys {
+		ts.keys[strings.ToLower(k)] = true
+	}
+	ts.readAt = time.Now()
+	ts.verdicts = map[string]*verdict{}
+}
+
 // read (re)reads the target's columns and forgets the verdicts.
 func (t *targetSchemas) read(ctx context.Context, ts *targetSchema, p *part) error {
 	props, err := doris.FetchTableProperties(ctx, t.fe, p.db, p.table)
@@ -213,7 +293,7 @@ func (t *targetSchemas) read(ctx context.Context, ts *targetSchema, p *part) err
 // Types are only judged with schema_evolution: without it a column loads
 // as it did before, and only a missing one stops the batch.
 func (ts *targetSchema) verdict(conf *config, p *part, s msgSchema) (*verdict, error) {
-	if v, ok := ts.verdicts[s.fp]; ok {
+	if v, ok := ts.verdicts[s.key]; ok {
 		return v, nil
 	}
 	c, err := schema.ParseFromAny(s.value)
@@ -221,6 +301,11 @@ func (ts *targetSchema) verdict(conf *config, p *part, s msgSchema) (*verdict, e
 		return nil, doris.Permanent(fmt.Errorf("message %d into %s: %s metadata: %w", s.first, p.target, metaSchema, err))
 	}
 	v := &verdict{names: make(map[string]bool, len(c.Children))}
+	if s.doris != nil {
+		if v.exact, err = ddl.ColumnTypes(s.doris); err != nil {
+			return nil, doris.Permanent(fmt.Errorf("message %d into %s: %w", s.first, p.target, err))
+		}
+	}
 	for _, col := range c.Children {
 		name := strings.ToLower(col.Name)
 		v.names[name] = true
@@ -232,6 +317,17 @@ func (ts *targetSchema) verdict(conf *config, p *part, s msgSchema) (*verdict, e
 		case !conf.evolve:
 			continue
 		}
+		if src := v.exact[name]; src != "" {
+			if f, to, judged := exactFit(src, have.Type); judged {
+				switch {
+				case f == fitWiden && ts.keys[name]:
+					v.bad = append(v.bad, fmt.Sprintf("key column %s is %s in %s and %s at the source, and doris_load does not change a key column", col.Name, have.Type, p.target, src))
+				case f == fitWiden:
+					v.widen = append(v.widen, widening{col: col, from: have.Type, to: to, exact: true})
+				}
+				continue
+			}
+		}
 		f, to := typeFit(col, have.Type)
 		switch {
 		case f == fitWiden && ts.keys[name]:
@@ -242,7 +338,7 @@ func (ts *targetSchema) verdict(conf *config, p *part, s msgSchema) (*verdict, e
 			v.bad = append(v.bad, fmt.Sprintf("column %s is %s in %s and %s in the messages, which Doris cannot widen into it", col.Name, have.Type, p.target, commonTypeName(col)))
 		}
 	}
-	ts.verdicts[s.fp] = v
+	ts.verdicts[s.key] = v
 	return v, nil
 }
 

@@ -51,16 +51,37 @@ func CreateDatabaseSQL(db string) string {
 // Keys come first, in key order; the other columns keep their order. With
 // o.Template the template is filled in instead.
 func CreateTableSQL(db, table string, t *Table, o Options) (string, error) {
+	if o.Template != "" {
+		t = withSequence(t, o.SequenceColumn)
+		if err := t.validate(); err != nil {
+			return "", err
+		}
+		cols, err := t.ordered()
+		if err != nil {
+			return "", err
+		}
+		return fillTemplate(o.Template, db, table, t, cols)
+	}
+	stmt, _, err := generate(db, table, t, o, true)
+	return stmt, err
+}
+
+// CreateTableNewSQL is CreateTableSQL without IF NOT EXISTS and without a
+// template: a table that exists already is refused ("already exists"), so
+// a statement that succeeds made exactly the returned columns (keys first,
+// the sequence column included).
+func CreateTableNewSQL(db, table string, t *Table, o Options) (string, []Column, error) {
+	return generate(db, table, t, o, false)
+}
+
+func generate(db, table string, t *Table, o Options, ifNotExists bool) (string, []Column, error) {
 	t = withSequence(t, o.SequenceColumn)
 	if err := t.validate(); err != nil {
-		return "", err
+		return "", nil, err
 	}
 	cols, err := t.ordered()
 	if err != nil {
-		return "", err
-	}
-	if o.Template != "" {
-		return fillTemplate(o.Template, db, table, t, cols)
+		return "", nil, err
 	}
 	keys, props := t.Keys, map[string]string{}
 	for k, v := range o.Properties {
@@ -85,7 +106,10 @@ func CreateTableSQL(db, table string, t *Table, o Options) (string, error) {
 		}
 	}
 	var b strings.Builder
-	b.WriteString("CREATE TABLE IF NOT EXISTS ")
+	b.WriteString("CREATE TABLE ")
+	if ifNotExists {
+		b.WriteString("IF NOT EXISTS ")
+	}
 	b.WriteString(doris.QualifiedTable(db, table))
 	b.WriteString(" (\n")
 	b.WriteString(columnList(cols, ",\n"))
@@ -117,7 +141,7 @@ func CreateTableSQL(db, table string, t *Table, o Options) (string, error) {
 		}
 		b.WriteString("\n)")
 	}
-	return b.String(), nil
+	return b.String(), cols, nil
 }
 
 // withSequence adds the sequence column, a nullable BIGINT, unless the

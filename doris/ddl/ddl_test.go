@@ -255,3 +255,32 @@ func TestCreateDatabaseSQL(t *testing.T) {
 		t.Fatal(got)
 	}
 }
+
+// The fingerprint Describe stores names the description: the same table
+// hashes alike, a lengthened VARCHAR does not, and a value built without
+// one (another producer) hashes as Describe's would.
+func TestDescriptionFingerprintAndColumnTypes(t *testing.T) {
+	p := &doris.TableProperties{KeysType: "UNIQUE_KEYS", KeyColumns: []string{"id"}, Nullable: map[string]bool{}}
+	a := Describe(p, []doris.ColumnDef{{Name: "id", Type: "bigint"}, {Name: "Name", Type: "varchar(10)"}})
+	b := Describe(p, []doris.ColumnDef{{Name: "id", Type: "bigint"}, {Name: "Name", Type: "varchar(10)"}})
+	c := Describe(p, []doris.ColumnDef{{Name: "id", Type: "bigint"}, {Name: "Name", Type: "varchar(50)"}})
+	if DescriptionFingerprint(a) == "" || DescriptionFingerprint(a) != DescriptionFingerprint(b) || DescriptionFingerprint(a) == DescriptionFingerprint(c) {
+		t.Fatalf("fingerprints %s %s %s", DescriptionFingerprint(a), DescriptionFingerprint(b), DescriptionFingerprint(c))
+	}
+	bare := map[string]any{}
+	for k, v := range a {
+		if k != "fingerprint" {
+			bare[k] = v
+		}
+	}
+	if DescriptionFingerprint(bare) != DescriptionFingerprint(a) {
+		t.Fatal("a description without a fingerprint hashes differently")
+	}
+	types, err := ColumnTypes(c)
+	if err != nil || types["name"] != "varchar(50)" || types["id"] != "bigint" {
+		t.Fatalf("types %v %v", types, err)
+	}
+	if _, err := ColumnTypes("x"); err == nil {
+		t.Fatal("a string is no description")
+	}
+}

@@ -1,6 +1,9 @@
 package ddl
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -23,6 +26,9 @@ const (
 	fieldName       = "name"
 	fieldType       = "type"
 	fieldNullable   = "nullable"
+	// fieldFingerprint identifies the description, so that doris_load
+	// compares one string per schema rather than the columns.
+	fieldFingerprint = "fingerprint"
 )
 
 // Describe builds the doris_schema value of a Doris table: its key model
@@ -33,7 +39,8 @@ const (
 // modify it.
 //
 //	{"keys_type": "UNIQUE_KEYS", "key_columns": ["id"], "comment": "",
-//	 "columns": [{"name": "id", "type": "bigint", "nullable": false, "comment": ""}, ...]}
+//	 "columns": [{"name": "id", "type": "bigint", "nullable": false, "comment": ""}, ...],
+//	 "fingerprint": "3f2a..."}
 func Describe(p *doris.TableProperties, cols []doris.ColumnDef) map[string]any {
 	keys := make([]any, len(p.KeyColumns))
 	for i, k := range p.KeyColumns {
@@ -46,9 +53,61 @@ func Describe(p *doris.TableProperties, cols []doris.ColumnDef) map[string]any {
 			fieldName: c.Name, fieldType: c.Type, fieldNullable: nullable || !known, fieldComment: c.Comment,
 		}
 	}
-	return map[string]any{
+	d := map[string]any{
 		fieldKeysType: p.KeysType, fieldKeyColumns: keys, fieldComment: p.Comment, fieldColumns: list,
 	}
+	d[fieldFingerprint] = computeFingerprint(d)
+	return d
+}
+
+// DescriptionFingerprint identifies a doris_schema value: the fingerprint
+// Describe stored in it, or, for a value built elsewhere without one, a
+// hash of its content (computed on every call).
+func DescriptionFingerprint(v any) string {
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return ""
+	}
+	if fp, ok := obj[fieldFingerprint].(string); ok && fp != "" {
+		return fp
+	}
+	return computeFingerprint(obj)
+}
+
+// computeFingerprint hashes the description's fields but the fingerprint.
+// encoding/json sorts map keys, so equal descriptions hash alike.
+func computeFingerprint(obj map[string]any) string {
+	c := make(map[string]any, len(obj))
+	for k, v := range obj {
+		if k != fieldFingerprint {
+			c[k] = v
+		}
+	}
+	raw, err := json.Marshal(c)
+	if err != nil {
+		raw = []byte(fmt.Sprintf("%v", c))
+	}
+	sum := sha256.Sum256(raw)
+	return hex.EncodeToString(sum[:12])
+}
+
+// ColumnTypes reads the column types of a doris_schema value, by lower-case
+// column name, as SHOW CREATE TABLE prints them.
+func ColumnTypes(v any) (map[string]string, error) {
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("%s is %T, not an object", MetaKey, v)
+	}
+	cols, _ := obj[fieldColumns].([]any)
+	out := make(map[string]string, len(cols))
+	for i, raw := range cols {
+		c, err := describedColumn(raw)
+		if err != nil {
+			return nil, fmt.Errorf("%s: column %d: %w", MetaKey, i, err)
+		}
+		out[strings.ToLower(c.Name)] = c.Type
+	}
+	return out, nil
 }
 
 // FromDescription reads a doris_schema value back into a table to create.
