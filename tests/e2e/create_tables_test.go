@@ -373,7 +373,7 @@ func TestCreateTablesSeedsOnlyWhatItCreated(t *testing.T) {
 	if err := ls.write(t, msg("first", 1)); err != nil { // lists ods, creates it and ods.first
 		t.Fatal(err)
 	}
-	if cols := targetColumns(t, srv, "ods", "first"); !reflect.DeepEqual(cols, []string{"id", "v"}) {
+	if cols := harness.TableColumns(t, srv, "ods", "first"); !reflect.DeepEqual(cols, []string{"id", "v"}) {
 		t.Fatalf("ods.first columns %v", cols)
 	}
 	harness.Exec(t, srv, "CREATE TABLE ods.late (`id` BIGINT NOT NULL) UNIQUE KEY(`id`) DISTRIBUTED BY HASH(`id`) BUCKETS 1 PROPERTIES (\"replication_num\" = \"1\")")
