@@ -43,6 +43,9 @@ bench: build
 	RPCONNECT_DORIS_BIN=$(abspath $(BIN)/rpconnect-doris) DORISSIM_BIN=$(abspath $(BIN)/dorissim) \
 		BENCH=1 $(GO) test -count=1 -timeout 120m -v -run 'TestBench$$|TestManyIdleTablesBench' ./tests/bench/
 	$(GO) test -run '^$$' -bench . -benchmem ./input/rowjson/ ./input/ ./input/changes/ ./input/delivery/ ./input/checkpoint/ ./output/
+	@# doris_load creating 1,000 targets at start-up: time and FE requests per table.
+	$(GO) test -count=1 -v -run 'TestCreateTablesThousandTargets$$' ./tests/e2e/ > $(BIN)/bench-create-tables.log
+	@grep -E 'created [0-9]+ targets' $(BIN)/bench-create-tables.log
 
 # Client CPU of rows a and g for the binary of commit BASE against this
 # tree's, alternating against one simulator (BENCH_ROUNDS, default 5): the
