@@ -73,6 +73,14 @@ func mutate(rng *rand.Rand, st *State) {
 		if t != nil && t.CatchUp != nil {
 			t.CatchUp.Last = &Pos{TSO: rng.Int64N(1 << 40), Table: name, LSN: rng.Int64N(5)}
 		}
+		// The stream too, which the encoder's cached head must notice.
+		if st.Stream != nil && !st.Stream.End.IsZero() {
+			if rng.IntN(2) == 0 {
+				st.Stream.Last = &Pos{TSO: 1 + rng.Int64N(1<<40), Table: name, LSN: rng.Int64N(5)}
+			} else {
+				st.Stream.Planned = []Bound{BoundAt(st.Stream.End.Ms() + 1000*(1+rng.Int64N(3)))}
+			}
+		}
 	case 8:
 		end := BoundAt(time.Date(2026, 12, 3, 10, 0, rng.IntN(60), 0, time.UTC).UnixMilli())
 		if !end.Before(st.Stream.Start) {
