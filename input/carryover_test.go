@@ -17,7 +17,7 @@ func TestCarryOverSkipsAnotherSelectionsState(t *testing.T) {
 	res := service.MockResources(service.MockResourcesOptAddCache("cp"))
 	old := checkpoint.LegacyTableKey("a_b", "c")
 	st := checkpoint.New()
-	st.AddTable("a_b.c", true, "", 0)
+	st.AddTable("a_b.c", true, checkpoint.Bound{}, 0)
 	st.FinishSnapshot("a_b.c")
 	if err := checkpoint.NewStore(res, "cp", old).Save(ctx, st); err != nil {
 		t.Fatal(err)

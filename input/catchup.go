@@ -21,17 +21,17 @@ func catchUpGroups(em *emitter, tables []*tableInfo) ([]*catchUpSet, error) {
 	index := map[string]*catchUpSet{}
 	for _, t := range tables {
 		key := t.name.key
-		var chainText string
+		var chainStart checkpoint.Bound
 		var own checkpoint.Window
 		var due bool
 		em.view(func(st *checkpoint.State) {
-			chainText = st.Stream.Start
+			chainStart = st.Stream.Start
 			own, due = st.CatchUpWindow(key)
 		})
-		if _, err := parseBound(chainText); err != nil {
-			return nil, fmt.Errorf("binlog stream start: %w", err)
+		if chainStart.IsZero() {
+			return nil, fmt.Errorf("binlog stream start is not set")
 		}
-		if own.Start == "" {
+		if own.Start.IsZero() {
 			continue // no longer catching up
 		}
 		w, _, err := windowOf("catch-up window of "+key, &own)
@@ -70,7 +70,7 @@ func (g *catchUpSet) read(ctx context.Context, co *coordinator) error {
 	}
 	dropped, err := co.wr.read(ctx, g.tables, w, nil, g.last, true, func(st *checkpoint.State, last checkpoint.Pos) {
 		for _, t := range g.tables {
-			st.CatchUpProgress(t.name.key, w.start.String(), w.end.String(), last)
+			st.CatchUpProgress(t.name.key, w.start.stored(), w.end.stored(), last)
 		}
 	})
 	if err != nil {
@@ -98,7 +98,7 @@ func (g *catchUpSet) read(ctx context.Context, co *coordinator) error {
 	joined := make([]bool, len(done))
 	err = co.em.emit(ctx, nil, func(st *checkpoint.State) {
 		for i, key := range done {
-			joined[i] = st.FinishCatchUp(key, w.end.String())
+			joined[i] = st.FinishCatchUp(key, w.end.stored())
 		}
 	})
 	if err != nil {

@@ -13,16 +13,17 @@ import (
 type window struct{ start, end bound }
 
 // windowOf is the window a checkpoint stores; an open end stays unset.
+// The checkpoint validated its bounds' text when it was decoded; a start
+// that is not set is refused, never read as the epoch.
 func windowOf(what string, w *checkpoint.Window) (out window, open bool, err error) {
-	if out.start, err = parseBound(w.Start); err != nil {
-		return out, false, fmt.Errorf("%s start: %w", what, err)
+	if w.Start.IsZero() {
+		return out, false, fmt.Errorf("%s has no start", what)
 	}
-	if w.End == "" {
+	out.start = boundOf(w.Start)
+	if w.End.IsZero() {
 		return out, true, nil
 	}
-	if out.end, err = parseBound(w.End); err != nil {
-		return out, false, fmt.Errorf("%s end: %w", what, err)
-	}
+	out.end = boundOf(w.End)
 	return out, false, nil
 }
 
@@ -80,14 +81,14 @@ func (ch *chain) next(ctx context.Context) error {
 	var dropped []string
 	if len(tables) > 0 {
 		dropped, err = co.wr.read(ctx, tables, w, now, cur.Last, false, func(st *checkpoint.State, last checkpoint.Pos) {
-			st.ChainProgress(w.start.String(), w.end.String(), last)
+			st.ChainProgress(w.start.stored(), w.end.stored(), last)
 		})
 		if err != nil {
 			return err
 		}
 	}
 	co.m.window.Timing(time.Since(began).Nanoseconds())
-	if err := co.em.emit(ctx, nil, func(st *checkpoint.State) { st.AdvanceChain(w.end.String()) }); err != nil {
+	if err := co.em.emit(ctx, nil, func(st *checkpoint.State) { st.AdvanceChain(w.end.stored()) }); err != nil {
 		return err
 	}
 	return co.dropTables(ctx, dropped)

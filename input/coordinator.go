@@ -141,12 +141,12 @@ func (co *coordinator) runStream(ctx context.Context) error {
 	if err := co.snaps.waitChainStart(ctx); err != nil {
 		return err
 	}
-	var text string
-	co.em.view(func(st *checkpoint.State) { text = st.Stream.Start })
-	start, err := parseBound(text)
-	if err != nil {
-		return fmt.Errorf("binlog stream start: %w", err)
+	var stored checkpoint.Bound
+	co.em.view(func(st *checkpoint.State) { stored = st.Stream.Start })
+	if stored.IsZero() {
+		return fmt.Errorf("binlog stream start is not set")
 	}
+	start := boundOf(stored)
 	co.log.Infof("Binlog phase: reading %s changes of %d table(s) from %s", co.conf.IncrementType, len(co.phaseTables(checkpoint.PhaseBinlog)), co.c.describeBound(start))
 	ch, disc := &chain{co: co}, &discoverer{co: co, last: time.Now()}
 	for {
@@ -280,13 +280,13 @@ func (co *coordinator) addTable(ctx context.Context, t *tableInfo) error {
 		return err
 	}
 	t.notePartitions(ctx)
-	snapshot, start := co.conf.HasSnapshotPhase(), ""
+	snapshot, start := co.conf.HasSnapshotPhase(), checkpoint.Bound{}
 	if snapshot && co.conf.HasBinlogPhase() {
 		ts, err := co.newTableStart(ctx)
 		if err != nil {
 			return fmt.Errorf("resolving the binlog start of new table %s: %w", t.name.key, err)
 		}
-		start = ts.String()
+		start = ts.stored()
 	}
 	co.follow(t)
 	var entry checkpoint.Table
@@ -302,7 +302,7 @@ func (co *coordinator) addTable(ctx context.Context, t *tableInfo) error {
 	if entry.Phase == checkpoint.PhaseBinlog {
 		return nil // it reads the next shared window
 	}
-	co.enterRound(t.name.key, snapshot, start != "")
+	co.enterRound(t.name.key, snapshot, !start.IsZero())
 	if snapshot {
 		co.snaps.start(ctx, t, nil)
 	}

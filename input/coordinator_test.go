@@ -55,11 +55,11 @@ func emittedTables(co *coordinator) map[string]checkpoint.Table {
 func TestPhaseTablesAreFollowedOnesInNameOrder(t *testing.T) {
 	e := newSimEnv(t, dorissim.Config{}, &Config{ScanMode: "initial"})
 	st := checkpoint.New()
-	st.StartChain("2026-12-01 10:00:00")
+	st.StartChain(ckb("2026-12-01 10:00:00"))
 	for _, k := range []string{"d.c", "d.a", "d.x"} {
-		st.AddTable(k, false, "", 1)
+		st.AddTable(k, false, checkpoint.Bound{}, 1)
 	}
-	st.AddTable("d.b", true, "", 1)
+	st.AddTable("d.b", true, checkpoint.Bound{}, 1)
 	// d.x is in the position but not followed: a table just dropped.
 	co, _ := testCoordinator(t, e, st, &fakeClock{}, "d.c", "d.b", "d.a")
 	if got := tableKeys(co.phaseTables(checkpoint.PhaseBinlog)); !slices.Equal(got, []string{"d.a", "d.c"}) {
@@ -79,9 +79,9 @@ func TestApplyResumeChanges(t *testing.T) {
 	e := newSimEnv(t, dorissim.Config{}, &Config{ScanMode: "latest"},
 		"CREATE DATABASE d", "CREATE TABLE d.a"+binlogDDL, "CREATE TABLE d.b"+binlogDDL)
 	st := checkpoint.New()
-	st.StartChain("2026-12-01 10:00:00")
-	st.AddTable("d.a", false, "", 1)
-	st.AddTable("d.gone", false, "", 1)
+	st.StartChain(ckb("2026-12-01 10:00:00"))
+	st.AddTable("d.a", false, checkpoint.Bound{}, 1)
+	st.AddTable("d.gone", false, checkpoint.Bound{}, 1)
 	co, sink := testCoordinator(t, e, st, &fakeClock{}, "d.a", "d.gone")
 	co.pendingRemovals = []string{"d.gone"}
 	co.pendingAdds = []*tableInfo{{name: newTableName("d", "b"), c: e.c}}
@@ -92,7 +92,7 @@ func TestApplyResumeChanges(t *testing.T) {
 	if _, ok := got["d.gone"]; ok || len(got) != 2 {
 		t.Fatalf("position tables %v, want d.a and d.b", got)
 	}
-	if b := got["d.b"]; b.Phase != checkpoint.PhaseBinlog || b.MaxTablet <= 0 || b.Start != "" {
+	if b := got["d.b"]; b.Phase != checkpoint.PhaseBinlog || b.MaxTablet <= 0 || !b.Start.IsZero() {
 		t.Fatalf("d.b joined as %+v, want binlog from the next window, with its tablets", b)
 	}
 	if co.table("d.gone") != nil || co.table("d.b") == nil {
@@ -127,7 +127,7 @@ func TestAddTableWithSnapshotCatchesUpFromItsStart(t *testing.T) {
 	e := newSimEnv(t, dorissim.Config{}, &Config{ScanMode: "initial"},
 		"CREATE DATABASE d", "CREATE TABLE d.a"+binlogDDL, "INSERT INTO d.a VALUES (1), (2)")
 	st := checkpoint.New()
-	st.StartChain("2026-12-01 10:00:00")
+	st.StartChain(ckb("2026-12-01 10:00:00"))
 	now := mustBound(t, "2026-12-01 10:00:30")
 	co, sink := testCoordinator(t, e, st, &fakeClock{answers: []bound{now, now + 1000}})
 	tb := &tableInfo{name: newTableName("d", "a"), c: e.c}
@@ -135,11 +135,11 @@ func TestAddTableWithSnapshotCatchesUpFromItsStart(t *testing.T) {
 		t.Fatal(err)
 	}
 	co.snaps.wait() // the sink is the snapshot's until it finished
-	if first := sink.states[0].Tables["d.a"]; first.Phase != checkpoint.PhaseSnapshot || first.Start != "2026-12-01 10:00:31" {
+	if first := sink.states[0].Tables["d.a"]; first.Phase != checkpoint.PhaseSnapshot || first.Start != ckb("2026-12-01 10:00:31") {
 		t.Fatalf("d.a joined as %+v, want a snapshot whose binlog starts at the next second", first)
 	}
 	got := emittedTables(co)["d.a"]
-	if got.Phase != checkpoint.PhaseCatchUp || got.CatchUp == nil || got.CatchUp.Start != "2026-12-01 10:00:31" {
+	if got.Phase != checkpoint.PhaseCatchUp || got.CatchUp == nil || got.CatchUp.Start != ckb("2026-12-01 10:00:31") {
 		t.Fatalf("after its snapshot d.a is %+v, want catching up from 10:00:31", got)
 	}
 	rows := 0
@@ -156,7 +156,7 @@ func TestAddTableWithoutDorisTime(t *testing.T) {
 	e := newSimEnv(t, dorissim.Config{}, &Config{ScanMode: "initial"},
 		"CREATE DATABASE d", "CREATE TABLE d.a"+binlogDDL)
 	st := checkpoint.New()
-	st.StartChain("2026-12-01 10:00:00")
+	st.StartChain(ckb("2026-12-01 10:00:00"))
 	down := errors.New("tso unavailable")
 	co, sink := testCoordinator(t, e, st, &fakeClock{err: down})
 	err := co.addTable(testCtx(t), &tableInfo{name: newTableName("d", "a"), c: e.c})
@@ -173,9 +173,9 @@ func TestAddTableWithoutDorisTime(t *testing.T) {
 func TestDropTables(t *testing.T) {
 	e := newSimEnv(t, dorissim.Config{}, &Config{ScanMode: "latest"})
 	st := checkpoint.New()
-	st.StartChain("2026-12-01 10:00:00")
+	st.StartChain(ckb("2026-12-01 10:00:00"))
 	for _, k := range []string{"d.a", "d.b", "d.c"} {
-		st.AddTable(k, false, "", 1)
+		st.AddTable(k, false, checkpoint.Bound{}, 1)
 	}
 	co, sink := testCoordinator(t, e, st, &fakeClock{}, "d.a", "d.b", "d.c")
 	if err := co.dropTables(testCtx(t), nil); err != nil || len(sink.states) != 0 {

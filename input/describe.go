@@ -60,18 +60,18 @@ func describeWindow(w *checkpoint.Window) string {
 	switch {
 	case w.Last != nil:
 		return fmt.Sprintf("window [%s, %s) after tso %d table %s lsn %d op %d", w.Start, w.End, w.Last.TSO, w.Last.Table, w.Last.LSN, w.Last.Op)
-	case w.End != "":
+	case !w.End.IsZero():
 		return fmt.Sprintf("window [%s, %s)", w.Start, w.End)
 	}
-	return "from " + w.Start
+	return "from " + w.Start.String()
 }
 
 func describeTable(t *checkpoint.Table) string {
 	switch t.Phase {
 	case checkpoint.PhaseSnapshot:
 		s := fmt.Sprintf("snapshot, %d tablets done", len(t.DoneTablets))
-		if t.Start != "" {
-			s += ", its binlog from " + t.Start
+		if !t.Start.IsZero() {
+			s += ", its binlog from " + t.Start.String()
 		}
 		return s
 	case checkpoint.PhaseCatchUp:

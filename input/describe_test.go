@@ -12,17 +12,17 @@ import (
 // is: its phase, its window and the last delivered row.
 func TestSummarizeStateCountsPhasesAndDebugNamesEachTable(t *testing.T) {
 	st := checkpoint.New()
-	st.ChainProgress("2026-12-01 10:00:00", "2026-12-01 10:00:05", checkpoint.Pos{TSO: 7, Table: "db.a", LSN: 3, Op: 1})
-	st.AddTable("db.a", false, "", 1)
-	st.AddTable("db.b", true, "", 1)
+	st.ChainProgress(ckb("2026-12-01 10:00:00"), ckb("2026-12-01 10:00:05"), checkpoint.Pos{TSO: 7, Table: "db.a", LSN: 3, Op: 1})
+	st.AddTable("db.a", false, checkpoint.Bound{}, 1)
+	st.AddTable("db.b", true, checkpoint.Bound{}, 1)
 	st.SnapshotTabletsDone("db.b", []int64{10, 11})
-	st.AddTable("db.c", true, "2026-12-01 09:59:00", 1)
-	st.AddTable("db.d", true, "2026-12-01 09:58:00", 1)
+	st.AddTable("db.c", true, ckb("2026-12-01 09:59:00"), 1)
+	st.AddTable("db.d", true, ckb("2026-12-01 09:58:00"), 1)
 	st.FinishSnapshot("db.d") // joined late: catches up from its start
-	st.AddTable("db.e", true, "", 1)
+	st.AddTable("db.e", true, checkpoint.Bound{}, 1)
 	st.Tables["db.e"].Phase = checkpoint.PhaseDone
 	for i := range 7 {
-		st.AddTable(fmt.Sprintf("db.z%d", i), false, "", 1)
+		st.AddTable(fmt.Sprintf("db.z%d", i), false, checkpoint.Bound{}, 1)
 	}
 
 	want := "binlog window [2026-12-01 10:00:00, 2026-12-01 10:00:05) after tso 7 table db.a lsn 3 op 1; " +
@@ -61,8 +61,8 @@ func TestDescribeWindowForms(t *testing.T) {
 		w    checkpoint.Window
 		want string
 	}{
-		{checkpoint.Window{Start: "2026-12-01 10:00:00"}, "from 2026-12-01 10:00:00"},
-		{checkpoint.Window{Start: "2026-12-01 10:00:00", End: "2026-12-01 10:00:05"}, "window [2026-12-01 10:00:00, 2026-12-01 10:00:05)"},
+		{checkpoint.Window{Start: ckb("2026-12-01 10:00:00")}, "from 2026-12-01 10:00:00"},
+		{checkpoint.Window{Start: ckb("2026-12-01 10:00:00"), End: ckb("2026-12-01 10:00:05")}, "window [2026-12-01 10:00:00, 2026-12-01 10:00:05)"},
 	} {
 		if got := describeWindow(&tc.w); got != tc.want {
 			t.Errorf("describeWindow(%+v) = %q, want %q", tc.w, got, tc.want)
@@ -70,10 +70,10 @@ func TestDescribeWindowForms(t *testing.T) {
 	}
 	// A catching-up table with rows delivered names its last row too.
 	st := checkpoint.New()
-	st.StartChain("2026-12-01 10:00:10")
-	st.AddTable("db.a", true, "2026-12-01 10:00:00", 1)
+	st.StartChain(ckb("2026-12-01 10:00:10"))
+	st.AddTable("db.a", true, ckb("2026-12-01 10:00:00"), 1)
 	st.FinishSnapshot("db.a")
-	st.CatchUpProgress("db.a", "2026-12-01 10:00:00", "2026-12-01 10:00:10", checkpoint.Pos{TSO: 9, Table: "db.a", LSN: 1})
+	st.CatchUpProgress("db.a", ckb("2026-12-01 10:00:00"), ckb("2026-12-01 10:00:10"), checkpoint.Pos{TSO: 9, Table: "db.a", LSN: 1})
 	want := "catching up, window [2026-12-01 10:00:00, 2026-12-01 10:00:10) after tso 9 table db.a lsn 1 op 0"
 	if got := describeTable(st.Tables["db.a"]); got != want {
 		t.Fatalf("describeTable = %q, want %q", got, want)

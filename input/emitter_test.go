@@ -33,19 +33,19 @@ func TestEmitterChangeTravelsWithItsBatch(t *testing.T) {
 	ctx := context.Background()
 	sink := &recordingSink{}
 	start := checkpoint.New()
-	start.StartChain("2026-12-01 10:00:00")
+	start.StartChain(ckb("2026-12-01 10:00:00"))
 	em := &emitter{run: sink, progress: start}
 	rows := service.MessageBatch{service.NewMessage([]byte(`{"id":1}`))}
-	if err := em.emit(ctx, nil, func(st *checkpoint.State) { st.AddTable("db.a", false, "", 4) }); err != nil {
+	if err := em.emit(ctx, nil, func(st *checkpoint.State) { st.AddTable("db.a", false, checkpoint.Bound{}, 4) }); err != nil {
 		t.Fatal(err)
 	}
 	last := checkpoint.Pos{TSO: 11, Table: "db.a", LSN: 2}
 	if err := em.emit(ctx, rows, func(st *checkpoint.State) {
-		st.ChainProgress("2026-12-01 10:00:00", "2026-12-01 10:00:05", last)
+		st.ChainProgress(ckb("2026-12-01 10:00:00"), ckb("2026-12-01 10:00:05"), last)
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if err := em.emit(ctx, nil, func(st *checkpoint.State) { st.AdvanceChain("2026-12-01 10:00:05") }); err != nil {
+	if err := em.emit(ctx, nil, func(st *checkpoint.State) { st.AdvanceChain(ckb("2026-12-01 10:00:05")) }); err != nil {
 		t.Fatal(err)
 	}
 	if len(sink.states) != 3 {
@@ -54,13 +54,13 @@ func TestEmitterChangeTravelsWithItsBatch(t *testing.T) {
 	if len(sink.batches[0]) != 0 || len(sink.batches[1]) != 1 || len(sink.batches[2]) != 0 {
 		t.Fatalf("batch sizes %d, %d, %d; want 0, 1, 0", len(sink.batches[0]), len(sink.batches[1]), len(sink.batches[2]))
 	}
-	if got := sink.states[0]; got.Tables["db.a"] == nil || got.Stream.End != "" {
+	if got := sink.states[0]; got.Tables["db.a"] == nil || !got.Stream.End.IsZero() {
 		t.Fatalf("first position %+v, want db.a added and no window yet", got)
 	}
-	if got := sink.states[1].Stream; got.End != "2026-12-01 10:00:05" || got.Last == nil || *got.Last != last {
+	if got := sink.states[1].Stream; got.End != ckb("2026-12-01 10:00:05") || got.Last == nil || *got.Last != last {
 		t.Fatalf("the rows' position is %+v, want their window and last row", got)
 	}
-	if got := sink.states[2].Stream; got.Start != "2026-12-01 10:00:05" || got.Last != nil {
+	if got := sink.states[2].Stream; got.Start != ckb("2026-12-01 10:00:05") || got.Last != nil {
 		t.Fatalf("the position after the window is %+v, want the next window's start", got)
 	}
 	if sink.states[0].Tables["db.a"] == sink.states[1].Tables["db.a"] || sink.states[1].Stream == sink.states[2].Stream {

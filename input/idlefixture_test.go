@@ -52,10 +52,10 @@ func newIdleFixture(t *testing.T, tune func(*Config), stmts []string, tables ...
 	}
 	f.e = newSimEnv(t, dorissim.Config{Clock: f.clock.Now}, conf, append([]string{"CREATE DATABASE d"}, stmts...)...)
 	st := checkpoint.New()
-	st.StartChain("2026-12-01 10:00:00")
+	st.StartChain(ckb("2026-12-01 10:00:00"))
 	for _, name := range tables {
 		f.keys = append(f.keys, "d."+name)
-		st.AddTable("d."+name, false, "", 1)
+		st.AddTable("d."+name, false, checkpoint.Bound{}, 1)
 	}
 	f.restart(t, st)
 	return f
@@ -147,6 +147,6 @@ func (f *idleFixture) rows(t *testing.T) []string {
 func (f *idleFixture) chainStart(t *testing.T) string {
 	t.Helper()
 	var start string
-	f.co.em.view(func(st *checkpoint.State) { start = st.Stream.Start })
+	f.co.em.view(func(st *checkpoint.State) { start = st.Stream.Start.String() })
 	return start
 }

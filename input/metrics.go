@@ -52,8 +52,8 @@ func (m *metrics) committed(st *checkpoint.State) {
 	if st.Stream == nil {
 		return
 	}
-	if b, err := parseBound(st.Stream.Start); err == nil {
-		m.ackedWindowEndMs.Store(b.ms())
+	if !st.Stream.Start.IsZero() {
+		m.ackedWindowEndMs.Store(boundOf(st.Stream.Start).ms())
 		m.refreshLag()
 	}
 }

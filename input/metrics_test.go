@@ -153,7 +153,7 @@ func TestMetricsLagFollowsTheCommittedWindow(t *testing.T) {
 	// not ten minutes more however slowly the test runs.
 	end := time.Now().Add(-time.Hour).Truncate(time.Second)
 	st := checkpoint.New()
-	st.StartChain(boundAt(end.UnixMilli()).String())
+	st.StartChain(boundAt(end.UnixMilli()).stored())
 	m.committed(st)
 	lag, set := capt.gauge(lagName)
 	if !set || lag < 3600 || lag > 3600+600 {
@@ -164,10 +164,10 @@ func TestMetricsLagFollowsTheCommittedWindow(t *testing.T) {
 	}
 
 	bad := checkpoint.New()
-	bad.StartChain("not a bound")
+	bad.StartChain(checkpoint.Bound{})
 	m.committed(bad)
 	if got := m.ackedWindowEndMs.Load(); got != end.UnixMilli() {
-		t.Fatalf("an unreadable chain start moved the acked window end to %d", got)
+		t.Fatalf("an unset chain start moved the acked window end to %d", got)
 	}
 }
 

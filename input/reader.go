@@ -109,9 +109,9 @@ func (r *reader) committed(st *checkpoint.State) {
 	}
 	// offset_timestamp is FE time, so that it can be copied into
 	// scan_timestamp; the bound itself is UTC.
-	if b, err := parseBound(st.Stream.Start); err == nil {
+	if !st.Stream.Start.IsZero() {
 		if z := r.feZone.Load(); z != nil {
-			r.pub.offer(z.Format(b.ms()))
+			r.pub.offer(z.Format(boundOf(st.Stream.Start).ms()))
 		}
 	}
 }

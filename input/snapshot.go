@@ -3,7 +3,6 @@ package input
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sync"
 
 	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
@@ -33,11 +32,11 @@ func (s *snapshots) startPending(ctx context.Context) {
 	pending := co.phaseTables(checkpoint.PhaseSnapshot)
 	dones := make([][]int64, len(pending))
 	for i, t := range pending {
-		var start string
+		var start checkpoint.Bound
 		co.em.view(func(st *checkpoint.State) {
 			dones[i], start = st.Tables[t.name.key].DoneTablets, st.Tables[t.name.key].Start
 		})
-		co.enterRound(t.name.key, true, start != "")
+		co.enterRound(t.name.key, true, !start.IsZero())
 	}
 	for i, t := range pending {
 		s.start(ctx, t, dones[i])
@@ -76,7 +75,7 @@ func (s *snapshots) waitChainStart(ctx context.Context) error {
 		waiting := false
 		s.co.em.view(func(st *checkpoint.State) {
 			for _, t := range st.Tables {
-				waiting = waiting || t.Phase == checkpoint.PhaseSnapshot && t.Start == ""
+				waiting = waiting || t.Phase == checkpoint.PhaseSnapshot && t.Start.IsZero()
 			}
 		})
 		if !waiting {
@@ -137,16 +136,12 @@ func (s *snapshots) read(ctx context.Context, t *tableInfo, done []int64) error 
 // start of the binlog that follows it are visible (published.go); a table
 // without a binlog phase has no start to wait for.
 func (s *snapshots) awaitPublished(ctx context.Context, t *tableInfo) error {
-	var text string
-	s.co.em.view(func(st *checkpoint.State) { text = st.BinlogStart(t.name.key) })
-	if text == "" {
+	var start checkpoint.Bound
+	s.co.em.view(func(st *checkpoint.State) { start = st.BinlogStart(t.name.key) })
+	if start.IsZero() {
 		return nil
 	}
-	start, err := parseBound(text)
-	if err != nil {
-		return fmt.Errorf("binlog start of %s: %w", t.name.key, err)
-	}
-	return s.sr.awaitPublished(ctx, t, start)
+	return s.sr.awaitPublished(ctx, t, boundOf(start))
 }
 
 func pendingSplits(todo []splitQuery) int {

@@ -23,9 +23,9 @@ func snapCoordinator(t *testing.T, f *snapFixture, stream bool, done []int64) (*
 	t.Helper()
 	st := checkpoint.New()
 	if stream {
-		st.StartChain("2026-12-01 10:00:00")
+		st.StartChain(ckb("2026-12-01 10:00:00"))
 	}
-	st.AddTable(f.t.name.key, true, "", slices.Max(f.tablets()))
+	st.AddTable(f.t.name.key, true, checkpoint.Bound{}, slices.Max(f.tablets()))
 	st.SnapshotTabletsDone(f.t.name.key, done)
 	res := service.MockResources()
 	sink := &recordingSink{}

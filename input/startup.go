@@ -102,9 +102,7 @@ func (s *startup) loadCommitted(ctx context.Context) (*checkpoint.State, error) 
 	s.log.Infof("Resuming from the checkpoint in cache %s (key %s: %s); scan_mode %s and scan_timestamp are ignored while a checkpoint exists",
 		s.conf.CheckpointCache, s.conf.CheckpointKey, summarizeState(st), s.conf.ScanMode)
 	logTablesAtDebug(s.log, st, "in the checkpoint")
-	if err := s.planned.restore(st); err != nil {
-		return nil, err
-	}
+	s.planned.restore(st)
 	if st.Stream != nil && len(st.Stream.Planned) > 0 {
 		s.log.Infof("Re-reading the binlog windows chosen before the restart, up to %s, so that the same batches come out again", st.Stream.Planned[len(st.Stream.Planned)-1])
 		st.Stream.Planned = nil // kept by the planner; every save writes them again
@@ -147,20 +145,20 @@ func (s *startup) freshStart(ctx context.Context, sp *startPoint) (*checkpoint.S
 		if r.err != nil {
 			return nil, fmt.Errorf("resolving the stream start for initial mode: %w", r.err)
 		}
-		st.StartChain(r.ts.String())
+		st.StartChain(r.ts.stored())
 		snapshot = true
 	case "latest":
 		ts, err := s.c.currentBound(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("resolving the stream start for latest mode: %w", err)
 		}
-		st.StartChain(ts.String())
+		st.StartChain(ts.stored())
 	case "from-timestamp":
 		start, err := s.scanTimestampBound(ctx)
 		if err != nil {
 			return nil, err
 		}
-		st.StartChain(start.String())
+		st.StartChain(start.stored())
 	default:
 		return nil, fatalf("scan_mode %q is not supported", s.conf.ScanMode)
 	}
@@ -177,7 +175,7 @@ func (s *startup) freshStart(ctx context.Context, sp *startPoint) (*checkpoint.S
 		return nil, err
 	}
 	for i, t := range tables {
-		st.AddTable(t.name.key, snapshot, "", his[i])
+		st.AddTable(t.name.key, snapshot, checkpoint.Bound{}, his[i])
 	}
 	sp.tables = tables
 	if st.Stream != nil {

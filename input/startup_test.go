@@ -50,10 +50,10 @@ func TestFreshStartPerScanMode(t *testing.T) {
 				t.Fatalf("scan_mode %s started a binlog chain at %s", tc.mode, sp.st.Stream.Start)
 			case tc.chainStart == "now":
 				after, _ := e.c.currentBound(testCtx(t))
-				if got := mustBound(t, sp.st.Stream.Start); got < before || got > after {
+				if got := boundOf(sp.st.Stream.Start); got < before || got > after {
 					t.Fatalf("chain starts at %s, want the Doris time between %s and %s", got, before, after)
 				}
-			case tc.chainStart != "" && (sp.st.Stream == nil || sp.st.Stream.Start != tc.chainStart):
+			case tc.chainStart != "" && (sp.st.Stream == nil || sp.st.Stream.Start.String() != tc.chainStart):
 				t.Fatalf("chain %+v, want it to start at %s", sp.st.Stream, tc.chainStart)
 			}
 			committed, ok := su.del.Committed()
@@ -105,7 +105,7 @@ func checkFreshTables(t *testing.T, sp *startPoint, phase string) {
 		t.Fatalf("followed %v, want d.a", sp.tables)
 	}
 	got := sp.st.Tables["d.a"]
-	if got == nil || got.Phase != phase || got.MaxTablet <= 0 || got.Start != "" {
+	if got == nil || got.Phase != phase || got.MaxTablet <= 0 || !got.Start.IsZero() {
 		t.Fatalf("d.a starts as %+v, want phase %s with its highest tablet and no start of its own", got, phase)
 	}
 	if len(sp.adds)+len(sp.removals) != 0 {
@@ -118,7 +118,7 @@ func checkFreshTables(t *testing.T, sp *startPoint, phase string) {
 func TestFreshStartInitialStartsTheChainAfterNow(t *testing.T) {
 	fr := runFreshStart(t, dorissim.Config{}, &Config{ScanMode: "initial"}, checkpoint.PhaseSnapshot)
 	saved, before, sp := fr.saved, fr.before, fr.sp
-	if sp.st.Stream == nil || mustBound(t, sp.st.Stream.Start) <= before {
+	if sp.st.Stream == nil || boundOf(sp.st.Stream.Start) <= before {
 		t.Fatalf("chain %+v, want it to start after %s", sp.st.Stream, before)
 	}
 	if len(*saved) != 1 {
@@ -184,17 +184,17 @@ func TestResumeReconcilesTheStoredTables(t *testing.T) {
 	e := newSimEnv(t, dorissim.Config{}, &Config{Selection: includeSelection(`^d\.`), ScanMode: "snapshot", CheckpointKey: "k"},
 		"CREATE DATABASE d", "CREATE TABLE d.a"+binlogDDL, "CREATE TABLE d.b"+binlogDDL)
 	stored := checkpoint.New()
-	stored.StartChain("2026-12-01 10:00:00")
-	stored.AddTable("d.a", false, "", 1)
-	stored.AddTable("d.gone", false, "", 1)
-	stored.Stream.Planned = []string{"2026-12-01 10:00:05"}
+	stored.StartChain(ckb("2026-12-01 10:00:00"))
+	stored.AddTable("d.a", false, checkpoint.Bound{}, 1)
+	stored.AddTable("d.gone", false, checkpoint.Bound{}, 1)
+	stored.Stream.Planned = []checkpoint.Bound{ckb("2026-12-01 10:00:05")}
 	e.store(t, stored)
 	su, saved := e.startup(t)
 	sp, err := su.run(testCtx(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sp.st.Stream == nil || sp.st.Stream.Start != "2026-12-01 10:00:00" || sp.st.Tables["d.gone"] == nil {
+	if sp.st.Stream == nil || sp.st.Stream.Start != ckb("2026-12-01 10:00:00") || sp.st.Tables["d.gone"] == nil {
 		t.Fatalf("resumed at %+v, want the stored position as it was (scan_mode snapshot ignored)", sp.st)
 	}
 	if !slices.Equal(sp.removals, []string{"d.gone"}) || len(sp.adds) != 1 || sp.adds[0].name.key != "d.b" || len(sp.tables) != 2 {
@@ -207,7 +207,7 @@ func TestResumeReconcilesTheStoredTables(t *testing.T) {
 	if end, ok := su.planned.next(mustBound(t, "2026-12-01 10:00:00")); !ok || end.String() != "2026-12-01 10:00:05" {
 		t.Fatalf("planner's next end %s, %v; want the stored one", end, ok)
 	}
-	if got, ok := su.del.Committed(); !ok || got.Stream.Start != "2026-12-01 10:00:00" {
+	if got, ok := su.del.Committed(); !ok || got.Stream.Start != ckb("2026-12-01 10:00:00") {
 		t.Fatalf("delivery restored %+v, %v; want the stored position", got, ok)
 	}
 	if len(*saved) != 0 {
@@ -224,12 +224,12 @@ func TestLoadCommittedPrefersThisProcess(t *testing.T) {
 	e := newSimEnv(t, dorissim.Config{}, &Config{Selection: fixedSelection("d.a"), ScanMode: "latest", CheckpointKey: "k"},
 		"CREATE DATABASE d", "CREATE TABLE d.a"+binlogDDL)
 	stored := checkpoint.New()
-	stored.StartChain("2026-12-01 10:00:00")
-	stored.AddTable("d.a", false, "", 1)
+	stored.StartChain(ckb("2026-12-01 10:00:00"))
+	stored.AddTable("d.a", false, checkpoint.Bound{}, 1)
 	e.store(t, stored)
 	su, _ := e.startup(t)
 	mine := stored.Clone()
-	mine.AdvanceChain("2026-12-01 10:00:07")
+	mine.AdvanceChain(ckb("2026-12-01 10:00:07"))
 	if err := su.del.Commit(testCtx(t), mine); err != nil {
 		t.Fatal(err)
 	}
@@ -237,7 +237,7 @@ func TestLoadCommittedPrefersThisProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sp.st.Stream.Start != "2026-12-01 10:00:07" {
+	if sp.st.Stream.Start != ckb("2026-12-01 10:00:07") {
 		t.Fatalf("started at %s, want this process's commit", sp.st.Stream.Start)
 	}
 }
@@ -266,13 +266,13 @@ func TestLoadCommittedUnreadableCheckpoint(t *testing.T) {
 		}
 	}
 	good := checkpoint.New()
-	good.StartChain("2026-12-01 10:00:00")
-	good.AddTable("d.a", false, "", 1)
+	good.StartChain(ckb("2026-12-01 10:00:00"))
+	good.AddTable("d.a", false, checkpoint.Bound{}, 1)
 	e.store(t, good)
 	setRaw("k", "{torn")
 	su, _ = e.startup(t)
 	sp, err := su.run(testCtx(t))
-	if err != nil || sp.st.Stream.Start != "2026-12-01 10:00:00" {
+	if err != nil || sp.st.Stream.Start != ckb("2026-12-01 10:00:00") {
 		t.Fatalf("run = %+v, %v; want the backup's position", sp, err)
 	}
 	if n := len(e.lines.Lines("WARN", "Checkpoint key k in cache cp is unreadable")); n != 1 {
@@ -305,8 +305,8 @@ func putFEZoneState(t *testing.T, e *simEnv, key string, st *checkpoint.State) {
 // the new key at once, so the next start reads it there.
 func TestLoadCommittedConvertsAndCarriesOver(t *testing.T) {
 	stored := checkpoint.New()
-	stored.StartChain("2026-12-01 10:00:00") // Berlin, CET
-	stored.AddTable("d.a", false, "", 1)
+	stored.StartChain(ckb("2026-12-01 10:00:00")) // Berlin, CET
+	stored.AddTable("d.a", false, checkpoint.Bound{}, 1)
 	for _, carried := range []bool{false, true} {
 		e := newSimEnv(t, dorissim.Config{TimeZone: "Europe/Berlin"},
 			&Config{Selection: fixedSelection("d.a"), ScanMode: "latest", CheckpointKey: "k"},
@@ -321,13 +321,13 @@ func TestLoadCommittedConvertsAndCarriesOver(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if sp.st.InFEZone() || sp.st.Stream.Start != "2026-12-01 09:00:00" {
+		if sp.st.InFEZone() || sp.st.Stream.Start != ckb("2026-12-01 09:00:00") {
 			t.Fatalf("carried %v: resumed at %+v (zone %q), want 09:00:00 UTC", carried, sp.st.Stream, sp.st.WindowZone)
 		}
-		if got, ok := su.del.Committed(); !ok || got.Stream.Start != "2026-12-01 09:00:00" {
+		if got, ok := su.del.Committed(); !ok || got.Stream.Start != ckb("2026-12-01 09:00:00") {
 			t.Fatalf("carried %v: delivery restored %+v, want the converted position", carried, got)
 		}
-		if want := btoi(carried); len(*saved) != want || carried && (*saved)[0].Stream.Start != "2026-12-01 09:00:00" {
+		if want := btoi(carried); len(*saved) != want || carried && (*saved)[0].Stream.Start != ckb("2026-12-01 09:00:00") {
 			t.Fatalf("carried %v: saves %v, want %d of the converted position", carried, *saved, want)
 		}
 	}

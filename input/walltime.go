@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/rpconnect-doris/rpconnect-doris/doris"
+	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
 )
 
 // Window bounds are UTC wall-clock seconds ("yyyy-MM-dd HH:mm:ss"), and every
@@ -21,9 +22,9 @@ import (
 const windowZoneLabel = "UTC"
 
 // bound is a window bound: a whole second of the Doris clock, as UTC epoch
-// ms. It comes from /api/tso (or from the checkpoint's text) and is
-// formatted only where the @incr SQL is built and where the checkpoint
-// stores it; comparisons, arithmetic and logs work on the instant.
+// ms. It comes from /api/tso (or from the checkpoint's typed bounds) and is
+// formatted only where the @incr SQL is built and in logs; comparisons and
+// arithmetic work on the instant.
 type bound int64
 
 // boundAt floors epoch ms to the second.
@@ -31,11 +32,12 @@ func boundAt(ms int64) bound {
 	return bound(ms - ((ms%1000)+1000)%1000)
 }
 
-// parseBound reads a bound the checkpoint stores as text.
-func parseBound(text string) (bound, error) {
-	ms, err := doris.ParseUTCWindowBound(text)
-	return bound(ms), err
-}
+// boundOf is the bound a checkpoint holds (UTC, as window_zone says once
+// the state is converted); no text is involved.
+func boundOf(b checkpoint.Bound) bound { return bound(b.Ms()) }
+
+// stored is b as the checkpoint holds it.
+func (b bound) stored() checkpoint.Bound { return checkpoint.BoundAt(b.ms()) }
 
 // ms is the bound's epoch ms, a multiple of 1000.
 func (b bound) ms() int64 { return int64(b) }

@@ -1,7 +1,6 @@
 package input
 
 import (
-	"fmt"
 	"sync"
 
 	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
@@ -18,23 +17,19 @@ type plannedEnds struct {
 	ends []bound // ascending
 }
 
-// restore takes the ends a stored checkpoint planned.
-func (p *plannedEnds) restore(st *checkpoint.State) error {
+// restore takes the ends a stored checkpoint planned (their text was
+// checked, ascending, where the checkpoint was decoded).
+func (p *plannedEnds) restore(st *checkpoint.State) {
 	if st == nil || st.Stream == nil {
-		return nil
+		return
 	}
 	ends := make([]bound, 0, len(st.Stream.Planned))
-	for _, text := range st.Stream.Planned {
-		b, err := parseBound(text)
-		if err != nil {
-			return fmt.Errorf("checkpoint planned_ends: %w", err)
-		}
-		ends = append(ends, b)
+	for _, e := range st.Stream.Planned {
+		ends = append(ends, boundOf(e))
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.ends = ends
-	return nil
 }
 
 // next returns the planned end of the window that starts at start.
@@ -58,8 +53,8 @@ func (p *plannedEnds) add(end bound) {
 }
 
 // attach writes into st the ends beyond its own window, forgetting those
-// it has passed. A window whose bounds do not parse forgets nothing; the
-// save then fails on it loudly (checkpoint validation).
+// it has passed. A window without a start forgets nothing; the save then
+// fails on it loudly (checkpoint validation).
 func (p *plannedEnds) attach(st *checkpoint.State) *checkpoint.State {
 	if st.Stream == nil {
 		return st
@@ -82,7 +77,7 @@ func (p *plannedEnds) attach(st *checkpoint.State) *checkpoint.State {
 	w := *st.Stream
 	w.Planned = nil
 	for _, e := range keep {
-		w.Planned = append(w.Planned, e.String())
+		w.Planned = append(w.Planned, e.stored())
 	}
 	cp.Stream = &w
 	return &cp

@@ -125,10 +125,10 @@ func (f *windowFixture) readCtx(ctx context.Context, tables []string, w window, 
 	f.clock.set(time.UnixMilli(w.end.ms()).Add(time.Second))
 	st := f.wr.em.progress
 	if st.Stream == nil {
-		st.StartChain(w.start.String())
+		st.StartChain(w.start.stored())
 	}
 	return f.wr.read(ctx, f.list(tables...), w, nil, skip, false, func(st *checkpoint.State, last checkpoint.Pos) {
-		st.ChainProgress(w.start.String(), w.end.String(), last)
+		st.ChainProgress(w.start.stored(), w.end.stored(), last)
 	})
 }
 

@@ -36,16 +36,17 @@ func (s *startup) scanTimestampBound(ctx context.Context) (bound, error) {
 func (s *startup) convertToUTC(ctx context.Context, st *checkpoint.State) error {
 	c := s.c
 	var notes []string
-	seen := map[string]string{}
-	err := st.ToUTC(func(text string) (string, error) {
-		if out, ok := seen[text]; ok {
+	seen := map[checkpoint.Bound]checkpoint.Bound{}
+	err := st.ToUTC(func(fe checkpoint.Bound) (checkpoint.Bound, error) {
+		if out, ok := seen[fe]; ok {
 			return out, nil
 		}
+		text := fe.String() // the FE resolves its own wall time
 		lt, err := doris.ResolveLocalTime(ctx, c.rest, text)
 		if err != nil {
-			return "", fmt.Errorf("converting checkpoint time %s from the Doris FE time zone to UTC: %w", text, err)
+			return checkpoint.Bound{}, fmt.Errorf("converting checkpoint time %s from the Doris FE time zone to UTC: %w", text, err)
 		}
-		out := boundAt(lt.EpochMs).String()
+		out := boundAt(lt.EpochMs)
 		note := fmt.Sprintf("%s -> %s %s", text, out, windowZoneLabel)
 		switch {
 		case !lt.Exists:
@@ -53,9 +54,9 @@ func (s *startup) convertToUTC(ctx context.Context, st *checkpoint.State) error 
 		case repeatedHour(c.zone, text, lt.EpochMs):
 			note += " (in a repeated hour: the earlier instant, so that hour is read again rather than skipped)"
 		}
-		seen[text] = out
+		seen[fe] = out.stored()
 		notes = append(notes, note)
-		return out, nil
+		return out.stored(), nil
 	})
 	if err != nil {
 		return err

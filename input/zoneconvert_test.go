@@ -58,12 +58,12 @@ func TestScanTimestampBound(t *testing.T) {
 func feZoneState() *checkpoint.State {
 	st := checkpoint.New()
 	st.WindowZone = ""
-	st.ChainProgress("2026-12-01 10:00:00", "2026-12-01 10:00:05", checkpoint.Pos{TSO: 1, Table: "d.a"})
-	st.AddTable("d.a", false, "", 1)
-	st.AddTable("d.b", true, "2026-10-25 02:30:00", 1)
-	st.AddTable("d.c", true, "2026-03-29 02:30:00", 1)
+	st.ChainProgress(ckb("2026-12-01 10:00:00"), ckb("2026-12-01 10:00:05"), checkpoint.Pos{TSO: 1, Table: "d.a"})
+	st.AddTable("d.a", false, checkpoint.Bound{}, 1)
+	st.AddTable("d.b", true, ckb("2026-10-25 02:30:00"), 1)
+	st.AddTable("d.c", true, ckb("2026-03-29 02:30:00"), 1)
 	st.FinishSnapshot("d.c") // catching up from its start
-	st.AddTable("d.d", true, "2026-12-01 10:00:00", 1)
+	st.AddTable("d.d", true, ckb("2026-12-01 10:00:00"), 1)
 	return st
 }
 
@@ -79,17 +79,17 @@ func TestConvertToUTC(t *testing.T) {
 	if st.InFEZone() || st.WindowZone != checkpoint.WindowZoneUTC {
 		t.Fatalf("window_zone %q after conversion, want UTC", st.WindowZone)
 	}
-	if st.Stream.Start != "2026-12-01 09:00:00" || st.Stream.End != "2026-12-01 09:00:05" || st.Stream.Last == nil {
+	if st.Stream.Start != ckb("2026-12-01 09:00:00") || st.Stream.End != ckb("2026-12-01 09:00:05") || st.Stream.Last == nil {
 		t.Fatalf("stream %+v, want its bounds an hour earlier (CET) and its last row kept", st.Stream)
 	}
-	if got := st.Tables["d.b"].Start; got != "2026-10-25 00:30:00" {
+	if got := st.Tables["d.b"].Start; got != ckb("2026-10-25 00:30:00") {
 		t.Fatalf("start in the repeated hour became %s, want its earlier instant 00:30 UTC", got)
 	}
-	if got := st.Tables["d.d"].Start; got != "2026-12-01 09:00:00" {
+	if got := st.Tables["d.d"].Start; got != ckb("2026-12-01 09:00:00") {
 		t.Fatalf("d.d start %s, want 09:00 UTC", got)
 	}
 	c := st.Tables["d.c"]
-	if c.Start == "2026-03-29 02:30:00" || c.CatchUp.Start != c.Start {
+	if c.Start == ckb("2026-03-29 02:30:00") || c.CatchUp.Start != c.Start {
 		t.Fatalf("skipped time: start %s, catch-up %+v; want both converted alike", c.Start, c.CatchUp)
 	}
 	logs := e.lines.Lines("INFO", "converted once to UTC")
@@ -117,7 +117,7 @@ func TestConvertToUTCWithoutBounds(t *testing.T) {
 	su, _ := e.startup(t)
 	st := checkpoint.New()
 	st.WindowZone = ""
-	st.AddTable("d.a", true, "", 1)
+	st.AddTable("d.a", true, checkpoint.Bound{}, 1)
 	if err := su.convertToUTC(testCtx(t), st); err != nil || st.InFEZone() {
 		t.Fatalf("convertToUTC = %v, zone %q; want UTC", err, st.WindowZone)
 	}

@@ -20,6 +20,15 @@ type encoder struct {
 	stale  bool     // a table was added since names was built
 	gen    uint64   // counts encodes; an entry not seen in this one is gone
 	buf    bytes.Buffer
+	// head is the JSON of the fields before the tables as last encoded,
+	// from headOf: while a snapshot runs the stream stays the same from
+	// save to save, and its bounds need not be formatted again. headOf's
+	// stream is a copy kept in headWin and headLast, reused from save to
+	// save so that the copy costs no allocation either.
+	head     []byte
+	headOf   stateHead
+	headWin  Window
+	headLast Pos
 }
 
 // encodedTable is a table as last encoded: the value (its slices are
@@ -63,9 +72,9 @@ func (e *encoder) encode(s *State) ([]byte, error) {
 	if err := checkZone(cp); err != nil {
 		return nil, err
 	}
-	head, err := json.Marshal(&stateHead{Version: cp.Version, WindowZone: cp.WindowZone, Stream: cp.Stream})
+	head, err := e.encodeHead(cp)
 	if err != nil {
-		return nil, fmt.Errorf("encode checkpoint: %w", err)
+		return nil, err
 	}
 	tail, err := json.Marshal(&stateTail{Seq: cp.Seq, SavedAt: cp.SavedAt})
 	if err != nil {
@@ -78,6 +87,31 @@ func (e *encoder) encode(s *State) ([]byte, error) {
 	b = append(b, tables...)
 	b = append(b, ',')
 	return append(b, tail[1:]...), nil
+}
+
+// encodeHead returns the JSON of s's fields before its tables, the last
+// one again when they are unchanged. The caller copies it.
+func (e *encoder) encodeHead(s *State) ([]byte, error) {
+	h := stateHead{Version: s.Version, WindowZone: s.WindowZone, Stream: s.Stream}
+	if e.head != nil && h.Version == e.headOf.Version && h.WindowZone == e.headOf.WindowZone && windowsEqual(h.Stream, e.headOf.Stream) {
+		return e.head, nil
+	}
+	head, err := json.Marshal(&h)
+	if err != nil {
+		return nil, fmt.Errorf("encode checkpoint: %w", err)
+	}
+	e.head, e.headOf = head, h
+	if h.Stream != nil { // a copy: the caller may change its window in place
+		planned := append(e.headWin.Planned[:0], h.Stream.Planned...)
+		e.headWin = *h.Stream
+		e.headWin.Planned = planned
+		if h.Stream.Last != nil {
+			e.headLast = *h.Stream.Last
+			e.headWin.Last = &e.headLast
+		}
+		e.headOf.Stream = &e.headWin
+	}
+	return head, nil
 }
 
 // encodeTables returns the tables object, encoding only what changed, and

@@ -15,7 +15,7 @@ import (
 func TestEncoderMatchesEncode(t *testing.T) {
 	rng := rand.New(rand.NewPCG(20, 3))
 	st := New()
-	st.Stream = &Window{Start: "2026-12-03 10:00:00"}
+	st.Stream = &Window{Start: mustBound("2026-12-03 10:00:00")}
 	var enc encoder
 	for step := range 3000 {
 		mutate(rng, st)
@@ -64,8 +64,8 @@ func mutate(rng *rand.Rand, st *State) {
 		if t != nil {
 			nt := *t
 			nt.Phase = PhaseCatchUp
-			nt.Start = "2026-12-03 09:59:00"
-			nt.CatchUp = &Window{Start: nt.Start, End: "2026-12-03 09:59:30", Last: &Pos{TSO: rng.Int64N(1 << 40), Table: name}}
+			nt.Start = mustBound("2026-12-03 09:59:00")
+			nt.CatchUp = &Window{Start: nt.Start, End: mustBound("2026-12-03 09:59:30"), Last: &Pos{TSO: rng.Int64N(1 << 40), Table: name}}
 			st.Tables[name] = &nt
 		}
 	case 7:
@@ -73,9 +73,17 @@ func mutate(rng *rand.Rand, st *State) {
 		if t != nil && t.CatchUp != nil {
 			t.CatchUp.Last = &Pos{TSO: rng.Int64N(1 << 40), Table: name, LSN: rng.Int64N(5)}
 		}
+		// The stream too, which the encoder's cached head must notice.
+		if st.Stream != nil && !st.Stream.End.IsZero() {
+			if rng.IntN(2) == 0 {
+				st.Stream.Last = &Pos{TSO: 1 + rng.Int64N(1<<40), Table: name, LSN: rng.Int64N(5)}
+			} else {
+				st.Stream.Planned = []Bound{BoundAt(st.Stream.End.Ms() + 1000*(1+rng.Int64N(3)))}
+			}
+		}
 	case 8:
-		end := time.Date(2026, 12, 3, 10, 0, rng.IntN(60), 0, time.UTC).Format("2006-01-02 15:04:05")
-		if end >= st.Stream.Start {
+		end := BoundAt(time.Date(2026, 12, 3, 10, 0, rng.IntN(60), 0, time.UTC).UnixMilli())
+		if !end.Before(st.Stream.Start) {
 			st.Stream = &Window{Start: st.Stream.Start, End: end, Planned: nil}
 		}
 	case 9:
@@ -92,7 +100,7 @@ func mutate(rng *rand.Rand, st *State) {
 // repair undoes what made st invalid.
 func repair(st *State) {
 	if st.Stream == nil {
-		st.Stream = &Window{Start: "2026-12-03 10:00:00"}
+		st.Stream = &Window{Start: mustBound("2026-12-03 10:00:00")}
 	}
 	for name, t := range st.Tables {
 		if t.Phase == "bogus" {
@@ -160,13 +168,13 @@ func TestEncoderAfterFailedSaveWithNewTable(t *testing.T) {
 // stream window, or both, fails in the encoder with Encode's very error, as
 // both check the state's head with validateHead.
 func TestEncoderHeadErrorsAreEncodes(t *testing.T) {
-	bad := &Window{Start: "2026-12-03 10:00:00", End: "2026-12-03 09:00:00"}
+	bad := &Window{Start: mustBound("2026-12-03 10:00:00"), End: mustBound("2026-12-03 09:00:00")}
 	for _, tc := range []struct {
 		name   string
 		tables map[string]*Table
 		stream *Window
 	}{
-		{"no tables", nil, &Window{Start: "2026-12-03 10:00:00"}},
+		{"no tables", nil, &Window{Start: mustBound("2026-12-03 10:00:00")}},
 		{"bad window", map[string]*Table{}, bad},
 		{"both", nil, bad},
 	} {
@@ -185,7 +193,7 @@ func TestEncoderHeadErrorsAreEncodes(t *testing.T) {
 // snapshot with some tablets done.
 func benchState(n int) *State {
 	st := New()
-	st.Stream = &Window{Start: "2026-12-03 10:00:00", End: "2026-12-03 10:00:01"}
+	st.Stream = &Window{Start: mustBound("2026-12-03 10:00:00"), End: mustBound("2026-12-03 10:00:01")}
 	for i := range n {
 		st.Tables[fmt.Sprintf("shop.table_%04d", i)] = &Table{Phase: PhaseBinlog, MaxTablet: int64(100000 + 8*i)}
 	}

@@ -37,22 +37,22 @@ func TestEqualAgreesWithTheEncoding(t *testing.T) {
 		"version":               func(s *State) { s.Version = 2 },
 		"window zone":           func(s *State) { s.WindowZone = "" },
 		"no stream":             func(s *State) { s.Stream = nil },
-		"stream start":          func(s *State) { s.Stream.Start = "2025-10-09 08:53:21" },
-		"stream end":            func(s *State) { s.Stream.End = "" },
+		"stream start":          func(s *State) { s.Stream.Start = mustBound("2025-10-09 08:53:21") },
+		"stream end":            func(s *State) { s.Stream.End = Bound{} },
 		"stream last nil":       func(s *State) { s.Stream.Last = nil },
 		"stream last tso":       func(s *State) { s.Stream.Last.TSO++ },
 		"stream last table":     func(s *State) { s.Stream.Last.Table = "db.items" },
 		"stream last lsn":       func(s *State) { s.Stream.Last.LSN++ },
 		"stream last op":        func(s *State) { s.Stream.Last.Op = 2 },
-		"planned empty vs nil":  func(s *State) { s.Stream.Planned = []string{} },
-		"planned":               func(s *State) { s.Stream.Planned = []string{"2025-10-09 08:53:40"} },
+		"planned empty vs nil":  func(s *State) { s.Stream.Planned = []Bound{} },
+		"planned":               func(s *State) { s.Stream.Planned = []Bound{mustBound("2025-10-09 08:53:40")} },
 		"tables nil":            func(s *State) { s.Tables = nil },
 		"tables empty":          func(s *State) { s.Tables = map[string]*Table{} },
 		"table added":           func(s *State) { s.Tables["db.new"] = &Table{Phase: PhaseSnapshot} },
 		"table nil":             func(s *State) { s.Tables["db.orders"] = nil },
 		"table renamed":         func(s *State) { s.Tables["db.other"] = s.Tables["db.orders"]; delete(s.Tables, "db.orders") },
 		"phase":                 func(s *State) { s.Tables["db.orders"].Phase = PhaseDone },
-		"start":                 func(s *State) { s.Tables["db.orders"].Start = "2025-10-09 08:53:25" },
+		"start":                 func(s *State) { s.Tables["db.orders"].Start = mustBound("2025-10-09 08:53:25") },
 		"max tablet":            func(s *State) { s.Tables["db.orders"].MaxTablet++ },
 		"tablets order":         func(s *State) { s.Tables["db.customers"].DoneTablets = Tablets{10002, 10001, 10002} },
 		"tablets more":          func(s *State) { s.Tables["db.customers"].DoneTablets = Tablets{10001, 10002, 10003} },
@@ -60,7 +60,7 @@ func TestEqualAgreesWithTheEncoding(t *testing.T) {
 		"tablets none":          func(s *State) { s.Tables["db.customers"].DoneTablets = nil },
 		"tablets empty vs none": func(s *State) { s.Tables["db.orders"].DoneTablets = Tablets{} },
 		"catchup nil":           func(s *State) { s.Tables["db.items"].CatchUp = nil },
-		"catchup end":           func(s *State) { s.Tables["db.items"].CatchUp.End = "2025-10-09 08:53:21" },
+		"catchup end":           func(s *State) { s.Tables["db.items"].CatchUp.End = mustBound("2025-10-09 08:53:21") },
 		"catchup last":          func(s *State) { s.Tables["db.items"].CatchUp.Last.LSN = 9 },
 	}
 	for name, change := range variants {
@@ -95,10 +95,10 @@ func TestEqualKnowsEveryField(t *testing.T) {
 func BenchmarkEqual100Tables(b *testing.B) {
 	mk := func() *State {
 		st := New()
-		st.StartChain("2026-12-01 10:00:00")
+		st.StartChain(mustBound("2026-12-01 10:00:00"))
 		for i := range 100 {
 			k := fmt.Sprintf("bench.many_%03d", i)
-			st.AddTable(k, true, "", int64(10000+i*8+7))
+			st.AddTable(k, true, Bound{}, int64(10000+i*8+7))
 			st.SnapshotTabletsDone(k, []int64{int64(10000 + i*8), int64(10000 + i*8 + 1)})
 		}
 		return st

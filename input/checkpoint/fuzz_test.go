@@ -28,7 +28,7 @@ func FuzzDecode(f *testing.F) {
 			if _, err := Encode(st); err == nil {
 				t.Fatalf("a state in the FE zone encoded before its conversion: %+v", st)
 			}
-			if err := st.ToUTC(func(s string) (string, error) { return s, nil }); err != nil {
+			if err := st.ToUTC(func(b Bound) (Bound, error) { return b, nil }); err != nil {
 				t.Fatalf("identity conversion of an accepted state: %v", err)
 			}
 		}

@@ -27,22 +27,15 @@ const (
 
 var joinBaseTime, _ = time.Parse(time.DateTime, joinBase)
 
-func joinAt(sec int) string {
-	return joinBaseTime.Add(time.Duration(sec) * time.Second).Format(time.DateTime)
+func joinAt(sec int) Bound {
+	return BoundAt(joinBaseTime.Add(time.Duration(sec) * time.Second).UnixMilli())
 }
 
-var joinSecs = map[string]int{}
-
-func joinSec(t *testing.T, ts string) int {
-	if sec, ok := joinSecs[ts]; ok {
-		return sec
+func joinSec(t *testing.T, ts Bound) int {
+	if ts.IsZero() {
+		t.Fatalf("bound not set")
 	}
-	at, err := time.Parse(time.DateTime, ts)
-	if err != nil {
-		t.Fatalf("bound %q: %v", ts, err)
-	}
-	sec := int(at.Sub(joinBaseTime) / time.Second)
-	joinSecs[ts] = sec
+	sec := int((ts.Ms() - joinBaseTime.UnixMilli()) / 1000)
 	return sec
 }
 
@@ -178,7 +171,7 @@ func (r *joinRun) run() error {
 			}
 		}
 		w := *r.st.Stream.Clone()
-		if w.End == "" {
+		if w.End.IsZero() {
 			w.End = joinAt(joinSec(r.t, w.Start) + r.windowLen)
 		}
 		err := r.read(r.phaseKeys(PhaseBinlog), w, func(st *State, last Pos) { st.ChainProgress(w.Start, w.End, last) })
@@ -212,7 +205,7 @@ func (p joinPath) String() string {
 func joinCover(t *testing.T, st *State) string {
 	late := st.Tables[joinLate]
 	phase := late.Phase
-	if late.CatchUp != nil && late.CatchUp.End != "" {
+	if late.CatchUp != nil && !late.CatchUp.End.IsZero() {
 		phase += " in its window"
 	}
 	chain := "fresh window"
@@ -327,7 +320,7 @@ func TestLateTableJoinsWithoutLosingOrRepeatingRows(t *testing.T) {
 			for _, batch := range []int{1, 2} {
 				st := New()
 				st.StartChain(joinAt(0))
-				st.AddTable(joinChain, false, "", 1)
+				st.AddTable(joinChain, false, Bound{}, 1)
 				st.AddTable(joinLate, true, joinAt(lateStart), 1)
 				x.explore(joinPath{lateStart: lateStart, windowLen: windowLen, batch: batch}, st, map[string][]Pos{}, 3)
 			}

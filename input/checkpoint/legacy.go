@@ -34,7 +34,8 @@ type legacyState struct {
 // snapshot and without re-reading delivered rows.
 func decodeLegacy(b []byte) (*State, error) {
 	var l legacyState
-	if err := strictUnmarshal(b, &l); err != nil {
+	err := strictUnmarshal(b, &l)
+	if err != nil {
 		return nil, err
 	}
 	if _, _, err := doris.ParseTableIdentifier(l.Table); err != nil {
@@ -46,10 +47,16 @@ func decodeLegacy(b []byte) (*State, error) {
 	case PhaseSnapshot:
 		t.DoneTablets = l.DoneTablets
 		if l.StreamStart != "" {
-			s.Stream = &Window{Start: l.StreamStart}
+			w := &wireWindow{Start: l.StreamStart}
+			if s.Stream, err = w.window("stream"); err != nil {
+				return nil, &CorruptError{Reason: "version 1: " + err.Error()}
+			}
 		}
 	case PhaseBinlog:
-		s.Stream = &Window{Start: l.WindowStart, End: l.WindowEnd}
+		w := &wireWindow{Start: l.WindowStart, End: l.WindowEnd}
+		if s.Stream, err = w.window("stream"); err != nil {
+			return nil, &CorruptError{Reason: "version 1: " + err.Error()}
+		}
 		if l.Last != nil {
 			s.Stream.Last = &Pos{TSO: l.Last.TSO, Table: l.Table, LSN: l.Last.LSN, Op: l.Last.Op}
 		}

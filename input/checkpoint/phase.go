@@ -23,7 +23,7 @@ import "slices"
 // snapshot is done (a table that joins a running chain); without snapshot
 // it is read by the chain from its next window. maxTablet is the highest
 // tablet id it has now.
-func (s *State) AddTable(key string, snapshot bool, start string, maxTablet int64) {
+func (s *State) AddTable(key string, snapshot bool, start Bound, maxTablet int64) {
 	t := &Table{Phase: PhaseBinlog, MaxTablet: maxTablet}
 	if snapshot {
 		t.Phase, t.Start = PhaseSnapshot, start
@@ -61,7 +61,7 @@ func (s *State) FinishSnapshot(key string) string {
 	switch {
 	case s.Stream == nil:
 		t.Phase = PhaseDone
-	case t.Start == "":
+	case t.Start.IsZero():
 		t.Phase = PhaseBinlog
 	default:
 		s.StartCatchUp(key, t.Start)
@@ -72,13 +72,13 @@ func (s *State) FinishSnapshot(key string) string {
 // BinlogStart is where table key's binlog begins once its snapshot is done,
 // as FinishSnapshot moves it on: its own start when it joined later, the
 // chain's when it started with it (the chain waits at its start for such
-// tables), and "" without a stream or for a table not in s.
-func (s *State) BinlogStart(key string) string {
+// tables), and the zero Bound without a stream or for a table not in s.
+func (s *State) BinlogStart(key string) Bound {
 	t := s.Tables[key]
 	switch {
 	case t == nil || s.Stream == nil:
-		return ""
-	case t.Start != "":
+		return Bound{}
+	case !t.Start.IsZero():
 		return t.Start
 	default:
 		return s.Stream.Start
@@ -87,7 +87,7 @@ func (s *State) BinlogStart(key string) string {
 
 // StartCatchUp makes table key read its own binlog from start, until it
 // reaches the chain.
-func (s *State) StartCatchUp(key, start string) {
+func (s *State) StartCatchUp(key string, start Bound) {
 	if t := s.Tables[key]; t != nil {
 		t.Phase, t.Start, t.CatchUp = PhaseCatchUp, start, &Window{Start: start}
 	}
@@ -95,7 +95,7 @@ func (s *State) StartCatchUp(key, start string) {
 
 // CatchUpProgress records the last delivered row of table key's catch-up
 // window [start, end).
-func (s *State) CatchUpProgress(key, start, end string, last Pos) {
+func (s *State) CatchUpProgress(key string, start, end Bound, last Pos) {
 	if t := s.Tables[key]; t != nil && t.Phase == PhaseCatchUp {
 		t.CatchUp = &Window{Start: start, End: end, Last: &last}
 	}
@@ -114,11 +114,10 @@ func (s *State) CatchUpWindow(key string) (w Window, due bool) {
 		return Window{}, false
 	}
 	w = *t.CatchUp.Clone()
-	if w.End != "" {
+	if !w.End.IsZero() {
 		return w, true
 	}
-	// The fixed-width layout makes string order equal time order.
-	if w.Start > s.Stream.Start || w.Start == s.Stream.Start && s.Stream.Last != nil {
+	if w.Start.After(s.Stream.Start) || w.Start == s.Stream.Start && s.Stream.Last != nil {
 		return w, false
 	}
 	w.End = s.Stream.Start
@@ -136,7 +135,7 @@ func (s *State) CatchUpWindow(key string) (w Window, due bool) {
 // were never delivered, yet the resumed read would skip them. So the table
 // waits at the window's start, and reads the whole window on its own once
 // the chain has finished it.
-func (s *State) FinishCatchUp(key, end string) bool {
+func (s *State) FinishCatchUp(key string, end Bound) bool {
 	t := s.Tables[key]
 	if t == nil || t.Phase != PhaseCatchUp {
 		return false
@@ -152,18 +151,18 @@ func (s *State) FinishCatchUp(key, end string) bool {
 // JoinChain makes table key one of the tables every chain window reads.
 func (s *State) JoinChain(key string) {
 	if t := s.Tables[key]; t != nil {
-		t.Phase, t.CatchUp, t.Start = PhaseBinlog, nil, ""
+		t.Phase, t.CatchUp, t.Start = PhaseBinlog, nil, Bound{}
 	}
 }
 
 // StartChain sets the start of the shared chain, for a fresh start.
-func (s *State) StartChain(start string) { s.Stream = &Window{Start: start} }
+func (s *State) StartChain(start Bound) { s.Stream = &Window{Start: start} }
 
 // ChainProgress records the last delivered row of the chain's window
 // [start, end).
-func (s *State) ChainProgress(start, end string, last Pos) {
+func (s *State) ChainProgress(start, end Bound, last Pos) {
 	s.Stream = &Window{Start: start, End: end, Last: &last}
 }
 
 // AdvanceChain moves the chain past its finished window, which ended at end.
-func (s *State) AdvanceChain(end string) { s.Stream = &Window{Start: end} }
+func (s *State) AdvanceChain(end Bound) { s.Stream = &Window{Start: end} }

@@ -5,10 +5,10 @@ import (
 	"testing"
 )
 
-const (
-	t0 = "2026-12-01 10:00:00"
-	t1 = "2026-12-01 10:00:05"
-	t2 = "2026-12-01 10:00:10"
+var (
+	t0 = mustBound("2026-12-01 10:00:00")
+	t1 = mustBound("2026-12-01 10:00:05")
+	t2 = mustBound("2026-12-01 10:00:10")
 )
 
 // mustValid checks that a transition leaves a state validate accepts, which
@@ -51,8 +51,8 @@ func TestPhasesOfATableThatJoinsARunningChain(t *testing.T) {
 	mustValid(t, s, "CatchUpProgress")
 	// The chain moved on while the table caught up to t2.
 	s.AdvanceChain(t2)
-	s.ChainProgress(t2, "2026-12-01 10:00:20", Pos{TSO: 9, Table: "db.b"})
-	s.AdvanceChain("2026-12-01 10:00:20")
+	s.ChainProgress(t2, mustBound("2026-12-01 10:00:20"), Pos{TSO: 9, Table: "db.b"})
+	s.AdvanceChain(mustBound("2026-12-01 10:00:20"))
 	if s.FinishCatchUp("db.a", t2) {
 		t.Fatalf("FinishCatchUp joined the chain at %s, but the chain is at %s", t2, s.Stream.Start)
 	}
@@ -64,14 +64,14 @@ func TestPhasesOfATableThatJoinsARunningChain(t *testing.T) {
 		t.Fatalf("FinishCatchUp at the chain's start did not join")
 	}
 	mustValid(t, s, "FinishCatchUp (joined)")
-	if got := s.Tables["db.a"]; got.Phase != PhaseBinlog || got.Start != "" || got.CatchUp != nil {
+	if got := s.Tables["db.a"]; got.Phase != PhaseBinlog || !got.Start.IsZero() || got.CatchUp != nil {
 		t.Fatalf("joined table = %+v, want binlog with no start and no catch-up", got)
 	}
 }
 
 func TestFinishSnapshotNextPhase(t *testing.T) {
 	only := New()
-	only.AddTable("db.a", true, "", 1)
+	only.AddTable("db.a", true, Bound{}, 1)
 	if next := only.FinishSnapshot("db.a"); next != PhaseDone {
 		t.Errorf("without a stream FinishSnapshot = %q, want done", next)
 	}
@@ -79,7 +79,7 @@ func TestFinishSnapshotNextPhase(t *testing.T) {
 
 	initial := New()
 	initial.StartChain(t0)
-	initial.AddTable("db.a", true, "", 1)
+	initial.AddTable("db.a", true, Bound{}, 1)
 	if next := initial.FinishSnapshot("db.a"); next != PhaseBinlog {
 		t.Errorf("a table that started with the chain: FinishSnapshot = %q, want binlog", next)
 	}
@@ -97,15 +97,15 @@ func TestFinishSnapshotNextPhase(t *testing.T) {
 // stream, the chain's start with it, its own start when it joined later.
 func TestBinlogStartFollowsFinishSnapshot(t *testing.T) {
 	only := New()
-	only.AddTable("db.a", true, "", 1)
-	if got := only.BinlogStart("db.a"); got != "" {
+	only.AddTable("db.a", true, Bound{}, 1)
+	if got := only.BinlogStart("db.a"); !got.IsZero() {
 		t.Errorf("without a stream BinlogStart = %q, want none", got)
 	}
 	s := New()
 	s.StartChain(t0)
-	s.AddTable("db.a", true, "", 1)
+	s.AddTable("db.a", true, Bound{}, 1)
 	s.AddTable("db.late", true, t1, 1)
-	for key, want := range map[string]string{"db.a": t0, "db.late": t1, "db.gone": ""} {
+	for key, want := range map[string]Bound{"db.a": t0, "db.late": t1, "db.gone": {}} {
 		if got := s.BinlogStart(key); got != want {
 			t.Errorf("BinlogStart(%s) = %q, want %q", key, got, want)
 		}
@@ -119,7 +119,7 @@ func TestBinlogStartFollowsFinishSnapshot(t *testing.T) {
 func TestTransitionsLeaveADroppedTableOut(t *testing.T) {
 	s := New()
 	s.StartChain(t0)
-	s.AddTable("db.a", false, "", 3)
+	s.AddTable("db.a", false, Bound{}, 3)
 	if got := phaseOf(s, "db.a"); got != PhaseBinlog {
 		t.Fatalf("a table added without snapshot is in %s, want binlog", got)
 	}
@@ -139,7 +139,7 @@ func TestTransitionsLeaveADroppedTableOut(t *testing.T) {
 func TestCatchUpProgressOnlyInCatchUp(t *testing.T) {
 	s := New()
 	s.StartChain(t0)
-	s.AddTable("db.a", false, "", 1)
+	s.AddTable("db.a", false, Bound{}, 1)
 	s.CatchUpProgress("db.a", t1, t2, Pos{TSO: 1, Table: "db.a"})
 	if s.Tables["db.a"].CatchUp != nil {
 		t.Fatalf("catch-up progress was written on a table in phase binlog")
@@ -149,7 +149,7 @@ func TestCatchUpProgressOnlyInCatchUp(t *testing.T) {
 
 func TestNoteMaxTabletOnlyRaises(t *testing.T) {
 	s := New()
-	s.AddTable("db.a", true, "", 5)
+	s.AddTable("db.a", true, Bound{}, 5)
 	s.NoteMaxTablet("db.a", 3)
 	if got := s.Tables["db.a"].MaxTablet; got != 5 {
 		t.Fatalf("max tablet = %d after a lower one, want 5", got)
@@ -170,7 +170,7 @@ func TestChainTransitions(t *testing.T) {
 	}
 	s.AdvanceChain(t1)
 	mustValid(t, s, "AdvanceChain")
-	if s.Stream.Start != t1 || s.Stream.End != "" || s.Stream.Last != nil {
+	if s.Stream.Start != t1 || !s.Stream.End.IsZero() || s.Stream.Last != nil {
 		t.Fatalf("advanced chain = %+v, want {Start: %s}", s.Stream, t1)
 	}
 }
@@ -183,7 +183,7 @@ func TestChainTransitions(t *testing.T) {
 func TestCatchUpJoinsAResumedWindowOnlyPastIt(t *testing.T) {
 	s := New()
 	s.StartChain(t0)
-	s.AddTable("db.a", false, "", 1)
+	s.AddTable("db.a", false, Bound{}, 1)
 	s.AddTable("db.t", true, t0, 1)
 	s.AdvanceChain(t1)
 	s.ChainProgress(t1, t2, Pos{TSO: 9, Table: "db.a"})

@@ -73,17 +73,17 @@ type State struct {
 }
 
 // Window is a binlog window [Start, End) and the last row of it delivered.
-// End is empty until the window is chosen; Last is nil until a row of it was
+// End is zero until the window is chosen; Last is nil until a row of it was
 // delivered. A window that finished is replaced by {Start: its End}.
 type Window struct {
-	Start string `json:"start"`
-	End   string `json:"end,omitempty"`
-	Last  *Pos   `json:"last,omitempty"`
+	Start Bound `json:"start"`
+	End   Bound `json:"end,omitzero"`
+	Last  *Pos  `json:"last,omitempty"`
 	// Planned are the ends of the windows after this one that were chosen
 	// (and may have had rows delivered) before this position was saved.
 	// A restart reads the same windows again, so that it emits the same
 	// batches as before, which an output can deduplicate by label.
-	Planned []string `json:"planned_ends,omitempty"`
+	Planned []Bound `json:"planned_ends,omitempty"`
 }
 
 // Table is one table's phase and progress.
@@ -91,8 +91,8 @@ type Table struct {
 	Phase string `json:"phase"`
 	// Start is where the table's own binlog begins when it is not the
 	// shared chain's start: a table that joined while the chain was
-	// running catches up from here. Empty means "with the chain".
-	Start string `json:"start,omitempty"`
+	// running catches up from here. Zero means "with the chain".
+	Start Bound `json:"start,omitzero"`
 	// DoneTablets are the snapshot tablets already delivered.
 	DoneTablets Tablets `json:"snapshot_done_tablets,omitempty"`
 	// CatchUp is the table's own window while in PhaseCatchUp.
@@ -135,7 +135,7 @@ func (w *Window) Clone() *Window {
 		last := *w.Last
 		cp.Last = &last
 	}
-	cp.Planned = append([]string(nil), w.Planned...) // nil when empty
+	cp.Planned = append([]Bound(nil), w.Planned...) // nil when empty
 	return &cp
 }
 
@@ -215,18 +215,22 @@ func Decode(b []byte) (*State, error) {
 	case *probe.Version != Version && *probe.Version != versionArrayTablets:
 		return nil, &UnsupportedVersionError{Version: *probe.Version}
 	}
-	var s State
-	if err := strictUnmarshal(b, &s); err != nil {
+	var w wireState
+	if err := strictUnmarshal(b, &w); err != nil {
 		return nil, err
 	}
-	if s.WindowZone != "" && s.WindowZone != WindowZoneUTC {
-		return nil, corrupt("window_zone must be %s or absent; got %q", WindowZoneUTC, s.WindowZone)
+	if w.WindowZone != "" && w.WindowZone != WindowZoneUTC {
+		return nil, corrupt("window_zone must be %s or absent; got %q", WindowZoneUTC, w.WindowZone)
 	}
-	if err := validate(&s); err != nil {
+	s, err := w.state()
+	if err != nil {
+		return nil, &CorruptError{Reason: err.Error()}
+	}
+	if err := validate(s); err != nil {
 		return nil, &CorruptError{Reason: err.Error()}
 	}
 	s.Version = Version // the layouts differ only in how tablets are written
-	return &s, nil
+	return s, nil
 }
 
 func strictUnmarshal(b []byte, v any) error {

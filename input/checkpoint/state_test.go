@@ -13,15 +13,15 @@ func validState() *State {
 		Version:    Version,
 		WindowZone: WindowZoneUTC,
 		Stream: &Window{
-			Start: "2025-10-09 08:53:20",
-			End:   "2025-10-09 08:53:30",
+			Start: mustBound("2025-10-09 08:53:20"),
+			End:   mustBound("2025-10-09 08:53:30"),
 			Last:  &Pos{TSO: 461373440032243713, Table: "db.orders", LSN: 2, Op: 3},
 		},
 		Tables: map[string]*Table{
 			"db.orders":    {Phase: PhaseBinlog, MaxTablet: 10008},
-			"db.customers": {Phase: PhaseSnapshot, Start: "2025-10-09 08:53:25", DoneTablets: []int64{10001, 10002}},
-			"db.items": {Phase: PhaseCatchUp, Start: "2025-10-09 08:53:00",
-				CatchUp: &Window{Start: "2025-10-09 08:53:00", End: "2025-10-09 08:53:20", Last: &Pos{TSO: 5, Table: "db.items", LSN: 0, Op: 0}}},
+			"db.customers": {Phase: PhaseSnapshot, Start: mustBound("2025-10-09 08:53:25"), DoneTablets: []int64{10001, 10002}},
+			"db.items": {Phase: PhaseCatchUp, Start: mustBound("2025-10-09 08:53:00"),
+				CatchUp: &Window{Start: mustBound("2025-10-09 08:53:00"), End: mustBound("2025-10-09 08:53:20"), Last: &Pos{TSO: 5, Table: "db.items", LSN: 0, Op: 0}}},
 		},
 		Seq:     7,
 		SavedAt: time.Date(2025, 10, 9, 8, 53, 31, 0, time.UTC),
@@ -33,7 +33,7 @@ func TestEncodeDecodeRoundTrip(t *testing.T) {
 		"many tables": validState(),
 		"snapshot":    {Version: Version, WindowZone: WindowZoneUTC, Tables: map[string]*Table{"db.t": {Phase: PhaseSnapshot, DoneTablets: []int64{5}}}},
 		"done":        {Version: Version, WindowZone: WindowZoneUTC, Tables: map[string]*Table{"db.t": {Phase: PhaseDone}}},
-		"no tables":   {Version: Version, WindowZone: WindowZoneUTC, Stream: &Window{Start: "2025-10-09 08:53:20"}, Tables: map[string]*Table{}},
+		"no tables":   {Version: Version, WindowZone: WindowZoneUTC, Stream: &Window{Start: mustBound("2025-10-09 08:53:20")}, Tables: map[string]*Table{}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			b, err := Encode(st)
@@ -180,13 +180,13 @@ func TestDecodeLegacyCarriesOver(t *testing.T) {
 		"binlog mid-window": {
 			`{"version":1,"table":"shop.orders","phase":"binlog","window_start":"2025-10-09 08:53:20","window_end":"2025-10-09 08:53:30","last":{"tso":461373440032243713,"lsn":2,"op":3},"seq":7,"saved_at":"2025-10-09T08:53:31Z"}`,
 			&State{Version: Version, Seq: 7, SavedAt: time.Date(2025, 10, 9, 8, 53, 31, 0, time.UTC), FromVersion: 1,
-				Stream: &Window{Start: "2025-10-09 08:53:20", End: "2025-10-09 08:53:30", Last: &Pos{TSO: 461373440032243713, Table: "shop.orders", LSN: 2, Op: 3}},
+				Stream: &Window{Start: mustBound("2025-10-09 08:53:20"), End: mustBound("2025-10-09 08:53:30"), Last: &Pos{TSO: 461373440032243713, Table: "shop.orders", LSN: 2, Op: 3}},
 				Tables: map[string]*Table{"shop.orders": {Phase: PhaseBinlog}}},
 		},
 		"initial snapshot": {
 			`{"version":1,"table":"shop.orders","phase":"snapshot","stream_start":"2025-10-09 08:53:20","snapshot_done_tablets":[3,4],"seq":2,"saved_at":"2025-10-09T08:53:31Z"}`,
 			&State{Version: Version, Seq: 2, SavedAt: time.Date(2025, 10, 9, 8, 53, 31, 0, time.UTC), FromVersion: 1,
-				Stream: &Window{Start: "2025-10-09 08:53:20"},
+				Stream: &Window{Start: mustBound("2025-10-09 08:53:20")},
 				Tables: map[string]*Table{"shop.orders": {Phase: PhaseSnapshot, DoneTablets: []int64{3, 4}}}},
 		},
 		"snapshot only": {
@@ -210,7 +210,7 @@ func TestDecodeLegacyCarriesOver(t *testing.T) {
 			if _, err := Encode(got); err == nil {
 				t.Fatal("a state in the FE zone must not be saved before its conversion")
 			}
-			if err := got.ToUTC(func(s string) (string, error) { return s, nil }); err != nil {
+			if err := got.ToUTC(func(b Bound) (Bound, error) { return b, nil }); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := Encode(got); err != nil {

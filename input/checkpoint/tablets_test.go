@@ -31,7 +31,7 @@ func bigTablets(n int) (all, everyOther []int64) {
 func TestCheckpointOfManyTabletsFitsTheDorisCache(t *testing.T) {
 	_, half := bigTablets(20_000)
 	st := New()
-	st.Stream = &Window{Start: "2026-11-01 10:00:00"}
+	st.Stream = &Window{Start: mustBound("2026-11-01 10:00:00")}
 	const tables = 16
 	for i := range tables {
 		st.Tables["shop.t"+strings.Repeat("x", i)] = &Table{Phase: PhaseSnapshot, DoneTablets: half, MaxTablet: half[len(half)-1] + 1}

@@ -16,14 +16,14 @@ func (s *State) InFEZone() bool { return s.WindowZone == "" }
 // ToUTC rewrites every window bound and table start of s with conv, which
 // maps an FE-zone wall time to the UTC bound of the same instant, and marks
 // s as UTC. It stops at the first error and then leaves s unchanged.
-func (s *State) ToUTC(conv func(string) (string, error)) error {
+func (s *State) ToUTC(conv func(Bound) (Bound, error)) error {
 	cp := s.Clone()
 	var err error
-	convert := func(p *string) {
-		if err != nil || *p == "" {
+	convert := func(p *Bound) {
+		if err != nil || p.IsZero() {
 			return
 		}
-		var out string
+		var out Bound
 		if out, err = conv(*p); err == nil {
 			*p = out
 		}

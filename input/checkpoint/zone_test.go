@@ -41,29 +41,29 @@ func TestToUTCConvertsEveryBound(t *testing.T) {
 		"2025-10-09 08:53:25": "2025-10-09 00:53:25",
 		"2025-10-09 08:53:00": "2025-10-09 00:53:00",
 	}
-	conv := func(s string) (string, error) {
-		out, ok := shift[s]
+	conv := func(b Bound) (Bound, error) {
+		out, ok := shift[b.String()]
 		if !ok {
-			return "", errors.New("unexpected bound " + s)
+			return Bound{}, errors.New("unexpected bound " + b.String())
 		}
-		return out, nil
+		return mustBound(out), nil
 	}
 	failing := st.Clone()
-	if err := failing.ToUTC(func(s string) (string, error) {
-		if s == "2025-10-09 08:53:25" {
-			return "", errors.New("boom")
+	if err := failing.ToUTC(func(b Bound) (Bound, error) {
+		if b.String() == "2025-10-09 08:53:25" {
+			return Bound{}, errors.New("boom")
 		}
-		return conv(s)
-	}); err == nil || failing.Stream.Start != "2025-10-09 08:53:20" || !failing.InFEZone() {
+		return conv(b)
+	}); err == nil || failing.Stream.Start != mustBound("2025-10-09 08:53:20") || !failing.InFEZone() {
 		t.Fatalf("a failed conversion changed the state: %v %+v", err, failing.Stream)
 	}
 	if err := st.ToUTC(conv); err != nil {
 		t.Fatal(err)
 	}
 	items := st.Tables["db.items"]
-	if st.InFEZone() || st.Stream.Start != "2025-10-09 00:53:20" || st.Stream.End != "2025-10-09 00:53:30" ||
-		st.Tables["db.customers"].Start != "2025-10-09 00:53:25" || items.Start != "2025-10-09 00:53:00" ||
-		items.CatchUp.Start != "2025-10-09 00:53:00" || items.CatchUp.End != "2025-10-09 00:53:20" {
+	if st.InFEZone() || st.Stream.Start != mustBound("2025-10-09 00:53:20") || st.Stream.End != mustBound("2025-10-09 00:53:30") ||
+		st.Tables["db.customers"].Start != mustBound("2025-10-09 00:53:25") || items.Start != mustBound("2025-10-09 00:53:00") ||
+		items.CatchUp.Start != mustBound("2025-10-09 00:53:00") || items.CatchUp.End != mustBound("2025-10-09 00:53:20") {
 		t.Fatalf("not every bound converted: %+v %+v %+v", st.Stream, st.Tables["db.customers"], items.CatchUp)
 	}
 	if _, err := Encode(st); err != nil {

@@ -28,10 +28,10 @@ func (s *suite) dropTable(r *run, tbl string) {
 	s.w.retire(tbl)
 	after := harness.Now(s.t, s.srv)
 	st := s.waitStored(r, 60*time.Second, "the chain past "+after, func(st *checkpoint.State) bool {
-		return st.Stream != nil && st.Stream.Start > after && phaseOf(st, tbl) == checkpoint.PhaseBinlog
+		return st.Stream != nil && st.Stream.Start.String() > after && phaseOf(st, tbl) == checkpoint.PhaseBinlog
 	})
 	c := s.tableCheck(tbl, byTable(s.allEvents(r))[tbl])
-	d := &droppedTable{start: c.binlogStart(), end: st.Stream.Start,
+	d := &droppedTable{start: c.binlogStart(), end: st.Stream.Start.String(),
 		state: harness.TableState(s.t, s.srv, db, tbl, "id", columns...), tabletRows: c.maxTabletRowsEver(s.t)}
 	d.positions = expectedPositions(s.t, s.srv, db, tbl, d.start, d.end)
 	harness.Exec(s.t, s.srv, "DROP TABLE `"+db+"`.`"+tbl+"`")

@@ -65,7 +65,11 @@ func TestSnapshotDuplicatesCountsRepeatedKeys(t *testing.T) {
 
 func TestTearPrimaryNeedsAnIntactBackup(t *testing.T) {
 	dir := t.TempDir()
-	st := &checkpoint.State{WindowZone: checkpoint.WindowZoneUTC, Stream: &checkpoint.Window{Start: "2026-01-01 00:00:00"},
+	start, err := checkpoint.ParseBound("2026-01-01 00:00:00")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := &checkpoint.State{WindowZone: checkpoint.WindowZoneUTC, Stream: &checkpoint.Window{Start: start},
 		Tables: map[string]*checkpoint.Table{"crash.t1": {Phase: checkpoint.PhaseSnapshot}}, Seq: 3, SavedAt: time.Now().UTC()}
 	b, err := checkpoint.Encode(st)
 	if err != nil {

@@ -196,8 +196,8 @@ func waitStreaming(t *testing.T, r *run, path string, ready func(*checkpoint.Sta
 	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {
 		st, _ := readCopy(path)
-		if st != nil && st.Stream != nil && st.Stream.Start != "" && ready(st) {
-			return st.Stream.Start
+		if st != nil && st.Stream != nil && !st.Stream.Start.IsZero() && ready(st) {
+			return st.Stream.Start.String()
 		}
 		if r.exited() {
 			t.Fatalf("run %d exited: %v", r.no, r.waitErr)

@@ -53,9 +53,9 @@ func (o *observer) observe() {
 		if t.Phase != checkpoint.PhaseSnapshot {
 			continue
 		}
-		start := st.Stream.Start
-		if t.Start != "" {
-			start = t.Start
+		start := st.Stream.Start.String()
+		if !t.Start.IsZero() {
+			start = t.Start.String()
 		}
 		tbl := strings.TrimPrefix(key, db+".")
 		if o.starts[tbl] == nil {

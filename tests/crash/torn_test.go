@@ -34,7 +34,7 @@ func TestCrashTornCheckpoint(t *testing.T) {
 			}
 		}
 		starts := s.obs.binlogStarts(s.live[0])
-		return st.Stream.Last != nil || (len(starts) > 0 && st.Stream.Start > starts[len(starts)-1])
+		return st.Stream.Last != nil || (len(starts) > 0 && st.Stream.Start.String() > starts[len(starts)-1])
 	})
 
 	final := s.start()

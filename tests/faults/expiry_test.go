@@ -120,7 +120,7 @@ func TestExpiredWindowFail(t *testing.T) {
 	if err != nil {
 		t.Fatalf("decoding the checkpoint: %v", err)
 	}
-	if ts := st.Tables[db+".expiry_fail"]; ts == nil || ts.Phase != "binlog" || st.Stream == nil || st.Stream.Start != start || st.Stream.Last != nil {
+	if ts := st.Tables[db+".expiry_fail"]; ts == nil || ts.Phase != "binlog" || st.Stream == nil || st.Stream.Start.String() != start || st.Stream.Last != nil {
 		t.Fatalf("checkpoint moved past the expired window: %+v, want window start %s", st, start)
 	}
 }
@@ -155,9 +155,17 @@ func TestExpiredCatchUpWindow(t *testing.T) {
 // shared chain is at the simulator's current time.
 func writeCatchUpCheckpoint(t *testing.T, srv *dorissim.Server, dir, cacheKey, key, start string) {
 	t.Helper()
+	now, err := checkpoint.ParseBound(harness.Now(t, srv)) // the simulator's zone is UTC
+	if err != nil {
+		t.Fatal(err)
+	}
+	from, err := checkpoint.ParseBound(start)
+	if err != nil {
+		t.Fatal(err)
+	}
 	st := checkpoint.New()
-	st.Stream = &checkpoint.Window{Start: harness.Now(t, srv)} // the simulator's zone is UTC
-	st.Tables[key] = &checkpoint.Table{Phase: checkpoint.PhaseCatchUp, Start: start, CatchUp: &checkpoint.Window{Start: start}}
+	st.Stream = &checkpoint.Window{Start: now}
+	st.Tables[key] = &checkpoint.Table{Phase: checkpoint.PhaseCatchUp, Start: from, CatchUp: &checkpoint.Window{Start: from}}
 	b, err := checkpoint.Encode(st)
 	if err != nil {
 		t.Fatal(err)
