@@ -138,24 +138,21 @@ func (p *TableProperties) parseColumns(list []token) error {
 // declaredNotNull finds NOT NULL among a column's attributes. Nested types
 // cannot hide one: their arguments are inside <...>, which the type took.
 func declaredNotNull(toks []token) bool {
-	depth := 0
-	for i, t := range toks {
-		switch t.kind {
-		case '<', '(':
-			depth++
-		case '>', ')':
-			depth--
-		}
-		if depth == 0 && isWord(t, "NOT") && i+1 < len(toks) && isWord(toks[i+1], "NULL") {
-			return true
-		}
-	}
-	return false
+	return topLevelPair(toks, func(a, b token) bool { return isWord(a, "NOT") && isWord(b, "NULL") }) >= 0
 }
 
 // columnComment finds COMMENT '...' among a column's attributes, outside
 // its type's arguments.
 func columnComment(toks []token) string {
+	if i := topLevelPair(toks, func(a, b token) bool { return isWord(a, "COMMENT") && b.kind == 's' }); i >= 0 {
+		return toks[i+1].text
+	}
+	return ""
+}
+
+// topLevelPair is the index of the first two adjacent tokens outside any
+// <...> or (...) that match, or -1.
+func topLevelPair(toks []token, match func(a, b token) bool) int {
 	depth := 0
 	for i, t := range toks {
 		switch t.kind {
@@ -164,11 +161,11 @@ func columnComment(toks []token) string {
 		case '>', ')':
 			depth--
 		}
-		if depth == 0 && isWord(t, "COMMENT") && i+1 < len(toks) && toks[i+1].kind == 's' {
-			return toks[i+1].text
+		if depth == 0 && i+1 < len(toks) && match(t, toks[i+1]) {
+			return i
 		}
 	}
-	return ""
+	return -1
 }
 
 // tableComment finds the table's COMMENT '...' after the column list: the
