@@ -4,25 +4,32 @@ import "time"
 
 // ExpireIdle ends every connection idle (between commands) for longer than
 // WaitTimeout at now, as ConnectContext.checkTimeout does for a COM_SLEEP
-// context: its slot is released and its end func called. It returns how
-// many it ended.
+// context: its end func is called, then its slot is released. It returns
+// how many it ended.
 func (p *Pool) ExpireIdle(now time.Time) int {
-	var ended []*Conn
+	var ending []*Conn
 	p.mu.Lock()
 	for _, c := range p.conns {
-		if c.busy == 0 && now.Sub(c.lastActive) > p.limits.WaitTimeout && p.releaseLocked(c) {
-			ended = append(ended, c)
+		if c.busy == 0 && !c.ending && now.Sub(c.lastActive) > p.limits.WaitTimeout {
+			c.ending = true
+			ending = append(ending, c)
 		}
 	}
 	p.mu.Unlock()
-	// Outside the lock: an end func may take its protocol's locks, and
-	// those may be held by a caller that is registering in the pool.
-	for _, c := range ended {
+	// The end funcs run outside the lock: one may take its protocol's
+	// locks, and those may be held by a caller that is registering in the
+	// pool. The slot is given back only after its end, as Doris kills the
+	// context before it unregisters it: a pool that counts a slot free
+	// never holds a session that still answers.
+	for _, c := range ending {
 		if c.end != nil {
 			c.end()
 		}
+		p.mu.Lock()
+		p.releaseLocked(c)
+		p.mu.Unlock()
 	}
-	return len(ended)
+	return len(ending)
 }
 
 // Start runs the timeout checker until Close: each tick ends the idle

@@ -149,6 +149,7 @@ type Conn struct {
 
 	// guarded by pool.mu
 	released   bool
+	ending     bool // ExpireIdle is ending it
 	busy       int
 	lastActive time.Time
 }
