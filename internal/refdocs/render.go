@@ -17,7 +17,7 @@ type pageData struct {
 }
 
 // The template writes GitHub Markdown (Benthos's own renders AsciiDoc for
-// its site). Field headings are `### \`name\``, so a field's anchor is its
+// its site). Field headings are the field's path in backticks, so a field's anchor is its
 // path without dots and brackets (GitHub drops them).
 var pageTemplate = template.Must(template.New("page").Funcs(template.FuncMap{
 	"cell":    cell,
