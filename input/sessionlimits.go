@@ -69,7 +69,7 @@ const maxFlightSessionsDoc = "The most Arrow Flight SQL sessions the input keeps
 	"Doris counts every Flight session and every MySQL connection of a user against the user's `max_user_connections` on each FE (default 100) and refuses the one over it " +
 	"(`Reach limit of connections`; older releases evicted the oldest session's token instead). " +
 	"The input's share is this value plus its MySQL connections: 1 with `binlog_offset_table`, none without. So this plus that connection may not exceed 100, and lint refuses more. " +
-	"Everything else that logs in as the same user on the same FE shares the rest: other instances of this input (see Scaling out in the README), a `doris` cache (up to 4 MySQL connections), " +
+	"Everything else that logs in as the same user on the same FE shares the rest: other instances of this input (see Scaling out in docs/operating.md), a `doris` cache (up to 4 MySQL connections), " +
 	"BI tools and loads. Size it so that the sum over all of them stays under `max_user_connections` (and `qe_max_connection`, 1024, over every user of the FE). " +
 	"The default 16 leaves most of the 100 to the rest, and is more than the default snapshot parallelism uses (`max_parallel_snapshot_tables` × `max_parallel_snapshot_splits` = 8). " +
 	"A binlog window over at most this many tables reads each table on a session of its own and merges them as they come. " +

@@ -16,7 +16,7 @@ import (
 const MaxVarchar = 65533
 
 // ColumnType maps a Common schema node onto the Doris type of a value
-// (non-key) column. The mapping, documented in the README:
+// (non-key) column. The mapping, documented in docs/writing-into-doris.md:
 //
 //	BOOLEAN      BOOLEAN
 //	INT32        INT

@@ -17,7 +17,7 @@ func check(metric, value, target string, ok bool) row {
 	return row{metric: metric, value: value, target: target, pass: &ok}
 }
 
-// renderTable prints the rows as a Markdown table, ready for the README.
+// renderTable prints the rows as a Markdown table, ready for docs/performance.md.
 func renderTable(rows []row) string {
 	var b strings.Builder
 	b.WriteString("| metric | value | target | pass |\n|---|---|---|---|\n")

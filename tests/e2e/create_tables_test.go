@@ -168,7 +168,7 @@ func TestCreateTablesReplicatesDatabase(t *testing.T) {
 
 // Messages of another input, carrying a Common `schema` and `key_columns`
 // as Redpanda Connect's CDC inputs attach them, create the tables the
-// README documents: types mapped from Common, a STRING key as
+// docs/writing-into-doris.md documents: types mapped from Common, a STRING key as
 // VARCHAR(65533), a UNIQUE KEY merge-on-write table hashed on the key with
 // the sequence column; keyless messages a DUPLICATE KEY table distributed
 // at random. A target whose messages carry no schema fails its batch with

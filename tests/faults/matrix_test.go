@@ -11,7 +11,7 @@ import (
 	"github.com/rpconnect-doris/rpconnect-doris/tests/harness"
 )
 
-// matrixFault is one row of the fault matrix (README, "What fails
+// matrixFault is one row of the fault matrix (docs/guarantees.md, "What fails
 // loudly"): a fault held for a few seconds and then lifted, after which the
 // stream must have recovered with nothing lost and no binlog position
 // delivered twice. The faults that end in a stop instead (a repeating
