@@ -5,12 +5,13 @@ import (
 	"fmt"
 
 	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
+	"github.com/rpconnect-doris/rpconnect-doris/input/windowplan"
 )
 
 // catchUpSet is tables that catch up on one window from one position.
 type catchUpSet struct {
 	tables []*tableInfo
-	w      window
+	w      windowplan.Window
 	last   *checkpoint.Pos // the last row delivered of w, nil for none
 }
 
@@ -34,14 +35,14 @@ func catchUpGroups(em *emitter, tables []*tableInfo) ([]*catchUpSet, error) {
 		if own.Start.IsZero() {
 			continue // no longer catching up
 		}
-		w, _, err := windowOf("catch-up window of "+key, &own)
+		w, _, err := windowplan.WindowOf("catch-up window of "+key, &own)
 		if err != nil {
 			return nil, err
 		}
 		if !due {
 			continue
 		}
-		id := fmt.Sprintf("%d-%d", w.start, w.end)
+		id := fmt.Sprintf("%d-%d", w.Start, w.End)
 		if own.Last != nil {
 			id += fmt.Sprintf("@%+v", *own.Last)
 		}
@@ -66,11 +67,11 @@ func (g *catchUpSet) read(ctx context.Context, co *coordinator) error {
 	// Debug: tables joining late catch up one or a few at a time, as their
 	// snapshots finish; their round sums them up at info level.
 	for _, t := range g.tables {
-		co.log.Debugf("Table %s catches up on its binlog [%s, %s) before joining the shared windows", t.name.key, w.start, w.end)
+		co.log.Debugf("Table %s catches up on its binlog [%s, %s) before joining the shared windows", t.name.key, w.Start, w.End)
 	}
 	dropped, err := co.wr.read(ctx, g.tables, w, nil, g.last, true, func(st *checkpoint.State, last checkpoint.Pos) {
 		for _, t := range g.tables {
-			st.CatchUpProgress(t.name.key, w.start.stored(), w.end.stored(), last)
+			st.CatchUpProgress(t.name.key, w.Start.Stored(), w.End.Stored(), last)
 		}
 	})
 	if err != nil {
@@ -98,14 +99,14 @@ func (g *catchUpSet) read(ctx context.Context, co *coordinator) error {
 	joined := make([]bool, len(done))
 	err = co.em.emit(ctx, nil, func(st *checkpoint.State) {
 		for i, key := range done {
-			joined[i] = st.FinishCatchUp(key, w.end.stored())
+			joined[i] = st.FinishCatchUp(key, w.End.Stored())
 		}
 	})
 	if err != nil {
 		return err
 	}
 	for i, key := range done {
-		co.log.Debugf("Table %s caught up to %s", key, w.end)
+		co.log.Debugf("Table %s caught up to %s", key, w.End)
 		if joined[i] {
 			co.joinedRound(key)
 		}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
+	"github.com/rpconnect-doris/rpconnect-doris/input/windowplan"
 	"github.com/rpconnect-doris/rpconnect-doris/tests/dorissim"
 )
 
@@ -14,7 +15,7 @@ var catchUpBase = time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
 
 // at is the bound s seconds after catchUpBase.
 func at(s int) checkpoint.Bound {
-	return boundAt(catchUpBase.Add(time.Duration(s) * time.Second).UnixMilli()).stored()
+	return windowplan.BoundAt(catchUpBase.Add(time.Duration(s) * time.Second).UnixMilli()).Stored()
 }
 
 // catchUpEnv has table d.a with rows committed at catchUpBase+1s (id 1)
@@ -64,7 +65,7 @@ func emittedIDs(sink *recordingSink) []string {
 // the chain's start, and then joins the chain.
 func TestCatchUpReadsToTheChainAndJoins(t *testing.T) {
 	e := catchUpEnv(t)
-	co, sink := testCoordinator(t, e, catchingUp(at(5), checkpoint.Window{Start: at(0)}), &fakeClock{answers: []bound{boundOf(at(20))}}, "d.a")
+	co, sink := testCoordinator(t, e, catchingUp(at(5), checkpoint.Window{Start: at(0)}), &fakeClock{answers: []windowplan.Bound{windowplan.BoundOf(at(20))}}, "d.a")
 	if err := co.catchUp(testCtx(t)); err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +99,7 @@ func TestCatchUpResumesItsWindow(t *testing.T) {
 	e := catchUpEnv(t)
 	st := catchingUp(at(5), checkpoint.Window{Start: at(0)})
 	// A first pass, one row per batch, delivered id 1 in [0, 3).
-	co, sink := testCoordinator(t, e, st, &fakeClock{answers: []bound{boundOf(at(20))}}, "d.a")
+	co, sink := testCoordinator(t, e, st, &fakeClock{answers: []windowplan.Bound{windowplan.BoundOf(at(20))}}, "d.a")
 	co.wr.maxRows = 1
 	if err := co.catchUp(testCtx(t)); err != nil {
 		t.Fatal(err)
@@ -111,7 +112,7 @@ func TestCatchUpResumesItsWindow(t *testing.T) {
 		}
 	}
 	resumed := catchingUp(at(5), checkpoint.Window{Start: at(0), End: at(3), Last: &first})
-	co, sink = testCoordinator(t, e, resumed, &fakeClock{answers: []bound{boundOf(at(20))}}, "d.a")
+	co, sink = testCoordinator(t, e, resumed, &fakeClock{answers: []windowplan.Bound{windowplan.BoundOf(at(20))}}, "d.a")
 	if err := co.catchUp(testCtx(t)); err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +141,7 @@ func TestCatchUpWaitsForTheChain(t *testing.T) {
 func TestCatchUpDropsAGoneTable(t *testing.T) {
 	e := catchUpEnv(t)
 	e.exec(t, "DROP TABLE d.a")
-	co, _ := testCoordinator(t, e, catchingUp(at(5), checkpoint.Window{Start: at(0)}), &fakeClock{answers: []bound{boundOf(at(20))}}, "d.a")
+	co, _ := testCoordinator(t, e, catchingUp(at(5), checkpoint.Window{Start: at(0)}), &fakeClock{answers: []windowplan.Bound{windowplan.BoundOf(at(20))}}, "d.a")
 	if err := co.catchUp(testCtx(t)); err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +180,7 @@ func TestCatchUpReadsTablesOfOneWindowTogether(t *testing.T) {
 	// d.c delivered its row before a restart: it reads on its own, after it.
 	delivered := checkpoint.Pos{TSO: 1 << 62, Table: "d.c"}
 	st.Tables["d.c"].CatchUp.Last = &delivered
-	co, sink := testCoordinator(t, e, st, &fakeClock{answers: []bound{boundOf(at(20))}}, "d.a", "d.b", "d.c")
+	co, sink := testCoordinator(t, e, st, &fakeClock{answers: []windowplan.Bound{windowplan.BoundOf(at(20))}}, "d.a", "d.b", "d.c")
 	groups, err := catchUpGroups(co.em, co.phaseTables(checkpoint.PhaseCatchUp))
 	if err != nil {
 		t.Fatal(err)

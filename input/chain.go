@@ -7,25 +7,8 @@ import (
 
 	"github.com/rpconnect-doris/rpconnect-doris/doris"
 	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
+	"github.com/rpconnect-doris/rpconnect-doris/input/windowplan"
 )
-
-// window is a binlog range [start, end) of whole UTC seconds.
-type window struct{ start, end bound }
-
-// windowOf is the window a checkpoint stores; an open end stays unset.
-// The checkpoint validated its bounds' text when it was decoded; a start
-// that is not set is refused, never read as the epoch.
-func windowOf(what string, w *checkpoint.Window) (out window, open bool, err error) {
-	if w.Start.IsZero() {
-		return out, false, fmt.Errorf("%s has no start", what)
-	}
-	out.start = boundOf(w.Start)
-	if w.End.IsZero() {
-		return out, true, nil
-	}
-	out.end = boundOf(w.End)
-	return out, false, nil
-}
 
 // chain is the window chain that all streaming tables share: it chooses
 // each window's end, reads the window for every table in the binlog phase
@@ -39,9 +22,9 @@ type chain struct {
 }
 
 // planEnd makes end durable before the window is read.
-func (ch *chain) planEnd(ctx context.Context, end bound) error {
+func (ch *chain) planEnd(ctx context.Context, end windowplan.Bound) error {
 	co := ch.co
-	co.planned.add(end)
+	co.planned.Add(end)
 	if err := co.resave(ctx); err != nil {
 		return fmt.Errorf("saving the chosen window end %s to checkpoint_cache %s: %w", end, co.conf.CheckpointCache, err)
 	}
@@ -54,21 +37,21 @@ func (ch *chain) next(ctx context.Context) error {
 	co := ch.co
 	var cur checkpoint.Window
 	co.em.view(func(st *checkpoint.State) { cur = *st.Stream.Clone() })
-	w, open, err := windowOf("binlog stream window", &cur)
+	w, open, err := windowplan.WindowOf("binlog stream window", &cur)
 	if err != nil {
 		return err
 	}
-	var now *bound // the Doris time the window end came from
+	var now *windowplan.Bound // the Doris time the window end came from
 	if open {
-		if end, ok := co.planned.next(w.start); ok {
-			w.end = end // chosen before a restart: the same window again
+		if end, ok := co.planned.Next(w.Start); ok {
+			w.End = end // chosen before a restart: the same window again
 		} else {
-			ts, err := ch.windowEnd(ctx, w.start)
+			ts, err := ch.windowEnd(ctx, w.Start)
 			if err != nil {
 				return err
 			}
-			w.end, now = ts, &ts
-			if err := ch.planEnd(ctx, w.end); err != nil {
+			w.End, now = ts, &ts
+			if err := ch.planEnd(ctx, w.End); err != nil {
 				return err
 			}
 		}
@@ -81,14 +64,14 @@ func (ch *chain) next(ctx context.Context) error {
 	var dropped []string
 	if len(tables) > 0 {
 		dropped, err = co.wr.read(ctx, tables, w, now, cur.Last, false, func(st *checkpoint.State, last checkpoint.Pos) {
-			st.ChainProgress(w.start.stored(), w.end.stored(), last)
+			st.ChainProgress(w.Start.Stored(), w.End.Stored(), last)
 		})
 		if err != nil {
 			return err
 		}
 	}
 	co.m.window.Timing(time.Since(began).Nanoseconds())
-	if err := co.em.emit(ctx, nil, func(st *checkpoint.State) { st.AdvanceChain(w.end.stored()) }); err != nil {
+	if err := co.em.emit(ctx, nil, func(st *checkpoint.State) { st.AdvanceChain(w.End.Stored()) }); err != nil {
 		return err
 	}
 	return co.dropTables(ctx, dropped)
@@ -96,12 +79,12 @@ func (ch *chain) next(ctx context.Context) error {
 
 // windowEnd waits for the next poll tick and returns the current Doris
 // time (a UTC bound from /api/tso) once it has moved past start.
-func (ch *chain) windowEnd(ctx context.Context, start bound) (bound, error) {
+func (ch *chain) windowEnd(ctx context.Context, start windowplan.Bound) (windowplan.Bound, error) {
 	co := ch.co
-	var bo backoff
+	var bo windowplan.Backoff
 	failing := false
 	for {
-		if wait := time.Until(nextTick(ch.lastTick, co.conf.PollInterval)); wait > 0 {
+		if wait := time.Until(windowplan.NextTick(ch.lastTick, co.conf.PollInterval)); wait > 0 {
 			if err := doris.Sleep(ctx, wait); err != nil {
 				return 0, err
 			}
@@ -117,7 +100,7 @@ func (ch *chain) windowEnd(ctx context.Context, start bound) (bound, error) {
 				co.log.Warnf("Reading the current Doris time failed, retrying with backoff: %v", err)
 				failing = true
 			}
-			if err := doris.Sleep(ctx, bo.next()); err != nil {
+			if err := doris.Sleep(ctx, bo.Next()); err != nil {
 				return 0, err
 			}
 			continue
@@ -126,37 +109,13 @@ func (ch *chain) windowEnd(ctx context.Context, start bound) (bound, error) {
 			co.log.Infof("Reading the current Doris time works again")
 			failing = false
 		}
-		// Bounds are UTC, so a daylight-saving change never moves them back;
-		// only a real clock fault of the FE does.
-		switch {
-		case ts < start:
+		end, ok, err := windowplan.End(start, ts)
+		if err != nil { // the clock went back: logs name both zones
 			return 0, fatalf("current Doris timestamp moved backwards from %s to %s: the FE's clock went back",
 				co.c.describeBound(start), co.c.describeBound(ts))
-		case ts > start:
-			return ts, nil
+		}
+		if ok {
+			return end, nil
 		}
 	}
 }
-
-// tickSlack is how long after a whole second a poll runs.
-const tickSlack = 30 * time.Millisecond
-
-// nextTick is the first moment, at least interval after last, that lies just
-// after a whole second. Window ends are Doris seconds (floored), so a poll
-// right after a second boundary closes the window as soon as its last second
-// has passed; a poll at x.95 would leave commits of that second waiting one
-// more interval. The alignment uses the local clock: a skew from the FE's
-// only costs latency, never correctness.
-func nextTick(last time.Time, interval time.Duration) time.Time {
-	t := last.Add(interval)
-	aligned := t.Truncate(time.Second).Add(tickSlack)
-	// Ticks run a little late, so last+interval usually lies just past the
-	// aligned moment of its own second; that moment still counts.
-	if aligned.Before(t.Add(-tickTolerance)) {
-		aligned = aligned.Add(time.Second)
-	}
-	return aligned
-}
-
-// tickTolerance is how much sooner than last+interval a tick may run.
-const tickTolerance = 200 * time.Millisecond

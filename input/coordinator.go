@@ -11,6 +11,7 @@ import (
 
 	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
 	"github.com/rpconnect-doris/rpconnect-doris/input/delivery"
+	"github.com/rpconnect-doris/rpconnect-doris/input/windowplan"
 )
 
 // coordinator runs the per-table phases of one run: snapshots (several
@@ -41,7 +42,7 @@ type coordinator struct {
 	// (beginEvent to endEvent): found together, they catch up together, in
 	// one merged read, and a discovery of a thousand tables does not wait a
 	// Doris second for each.
-	eventStart *bound
+	eventStart *windowplan.Bound
 
 	mu      sync.Mutex
 	tables  map[string]*tableInfo
@@ -58,7 +59,7 @@ type runEnv struct {
 	clock dorisClock // the Doris time window ends come from: c, but for tests
 	// newBatcher gives the batching policy's processors, or nil without one.
 	newBatcher func() (*service.Batcher, error)
-	planned    *plannedEnds
+	planned    *windowplan.Ends
 	// resave writes the committed position again, with the planned ends.
 	resave  func(context.Context) error
 	maxRows int // rows per emitted batch
@@ -146,7 +147,7 @@ func (co *coordinator) runStream(ctx context.Context) error {
 	if stored.IsZero() {
 		return fmt.Errorf("binlog stream start is not set")
 	}
-	start := boundOf(stored)
+	start := windowplan.BoundOf(stored)
 	co.log.Infof("Binlog phase: reading %s changes of %d table(s) from %s", co.conf.IncrementType, len(co.phaseTables(checkpoint.PhaseBinlog)), co.c.describeBound(start))
 	ch, disc := &chain{co: co}, &discoverer{co: co, last: time.Now()}
 	for {
@@ -286,7 +287,7 @@ func (co *coordinator) addTable(ctx context.Context, t *tableInfo) error {
 		if err != nil {
 			return fmt.Errorf("resolving the binlog start of new table %s: %w", t.name.key, err)
 		}
-		start = ts.stored()
+		start = ts.Stored()
 	}
 	co.follow(t)
 	var entry checkpoint.Table
@@ -328,7 +329,7 @@ func (co *coordinator) endEvent() {
 // the event has its snapshot read later after that start, so more of its
 // changes may come in both (as a change during a snapshot's read may);
 // none is lost, since the start precedes its snapshot.
-func (co *coordinator) newTableStart(ctx context.Context) (bound, error) {
+func (co *coordinator) newTableStart(ctx context.Context) (windowplan.Bound, error) {
 	if co.eventStart != nil {
 		return *co.eventStart, nil
 	}

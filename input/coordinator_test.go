@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
+	"github.com/rpconnect-doris/rpconnect-doris/input/windowplan"
 	"github.com/rpconnect-doris/rpconnect-doris/tests/dorissim"
 )
 
@@ -22,7 +23,7 @@ func testCoordinator(t *testing.T, e *simEnv, st *checkpoint.State, clock dorisC
 		}
 		sp.tables = append(sp.tables, &tableInfo{name: name, c: e.c})
 	}
-	env := runEnv{conf: e.conf, log: e.log, m: e.m, c: e.c, clock: clock, planned: &plannedEnds{}, maxRows: e.conf.BatchSize}
+	env := runEnv{conf: e.conf, log: e.log, m: e.m, c: e.c, clock: clock, planned: &windowplan.Ends{}, maxRows: e.conf.BatchSize}
 	co := newCoordinator(env, sp, e.cat)
 	sink := &recordingSink{}
 	co.em = &emitter{run: sink, progress: st.Clone()}
@@ -129,7 +130,7 @@ func TestAddTableWithSnapshotCatchesUpFromItsStart(t *testing.T) {
 	st := checkpoint.New()
 	st.StartChain(ckb("2026-12-01 10:00:00"))
 	now := mustBound(t, "2026-12-01 10:00:30")
-	co, sink := testCoordinator(t, e, st, &fakeClock{answers: []bound{now, now + 1000}})
+	co, sink := testCoordinator(t, e, st, &fakeClock{answers: []windowplan.Bound{now, now + 1000}})
 	tb := &tableInfo{name: newTableName("d", "a"), c: e.c}
 	if err := co.addTable(testCtx(t), tb); err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
 	"github.com/rpconnect-doris/rpconnect-doris/input/delivery"
+	"github.com/rpconnect-doris/rpconnect-doris/input/windowplan"
 	"github.com/rpconnect-doris/rpconnect-doris/tests/dorissim"
 )
 
@@ -64,7 +65,7 @@ func newDiscoveryRun(t *testing.T, ctx context.Context, ddl ...string) *discover
 	if err != nil {
 		t.Fatal(err)
 	}
-	var planned plannedEnds
+	var planned windowplan.Ends
 	su := &startup{conf: conf, log: res.Logger(), del: del, planned: &planned, c: c, cat: cat}
 	sp, err := su.run(ctx)
 	if err != nil {

@@ -11,17 +11,18 @@ import (
 
 	"github.com/rpconnect-doris/rpconnect-doris/doris"
 	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
+	"github.com/rpconnect-doris/rpconnect-doris/input/windowplan"
 )
 
 // fakeClock is a Doris clock for tests: each call takes the next answer,
 // the last one repeating.
 type fakeClock struct {
-	answers []bound
+	answers []windowplan.Bound
 	err     error
 	calls   int
 }
 
-func (f *fakeClock) currentBound(context.Context) (bound, error) {
+func (f *fakeClock) currentBound(context.Context) (windowplan.Bound, error) {
 	f.calls++
 	if f.err != nil {
 		return 0, f.err
@@ -41,8 +42,8 @@ func expiryFixture(t *testing.T, ttl int64, onExpired string, clock dorisClock) 
 	return wr, tbl, res
 }
 
-func testWindow(t *testing.T, start, end string) window {
-	return window{start: mustBound(t, start), end: mustBound(t, end)}
+func testWindow(t *testing.T, start, end string) windowplan.Window {
+	return windowplan.Window{Start: mustBound(t, start), End: mustBound(t, end)}
 }
 
 func TestExpiryGuardMeasuresTheUndeliveredPart(t *testing.T) {
@@ -55,7 +56,7 @@ func TestExpiryGuardMeasuresTheUndeliveredPart(t *testing.T) {
 		t.Fatalf("a window starting at the retention edge: %v, want a fatal one-second gap", err)
 	}
 	// The rows up to 10:00:30 were delivered before: only the rest counts.
-	skip := &checkpoint.Pos{TSO: doris.Compose(mustBound(t, "2026-12-01 10:00:30").ms(), 0), Table: "db.t"}
+	skip := &checkpoint.Pos{TSO: doris.Compose(mustBound(t, "2026-12-01 10:00:30").Ms(), 0), Table: "db.t"}
 	if accepted, err := wr.guardExpiry(ctx, tbl, w, &now, skip); accepted || err != nil {
 		t.Fatalf("undelivered part inside the retention: accepted %v, err %v; want a plain read", accepted, err)
 	}
@@ -68,7 +69,7 @@ func TestExpiryGuardMeasuresTheUndeliveredPart(t *testing.T) {
 func TestExpiryGuardContinueCountsOnce(t *testing.T) {
 	ctx := context.Background()
 	w := testWindow(t, "2026-12-01 10:00:00", "2026-12-01 10:01:00")
-	clock := &fakeClock{answers: []bound{mustBound(t, "2026-12-01 10:05:00")}}
+	clock := &fakeClock{answers: []windowplan.Bound{mustBound(t, "2026-12-01 10:05:00")}}
 	wr, tbl, _ := expiryFixture(t, 60, "continue", clock)
 	src := &windowSource{wr: wr, t: tbl, w: w}
 	accepted := false

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
+	"github.com/rpconnect-doris/rpconnect-doris/input/windowplan"
 	"github.com/rpconnect-doris/rpconnect-doris/tests/dorissim"
 )
 
@@ -30,7 +31,7 @@ type idleFixture struct {
 // the test's afterEnd hook.
 type idleClock struct{ f *idleFixture }
 
-func (c idleClock) currentBound(ctx context.Context) (bound, error) {
+func (c idleClock) currentBound(ctx context.Context) (windowplan.Bound, error) {
 	b, err := c.f.e.c.currentBound(ctx)
 	if h := c.f.afterEnd; h != nil {
 		c.f.afterEnd = nil

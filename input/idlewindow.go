@@ -14,6 +14,7 @@ import (
 	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
 	"github.com/rpconnect-doris/rpconnect-doris/input/flight"
 	"github.com/rpconnect-doris/rpconnect-doris/input/idle"
+	"github.com/rpconnect-doris/rpconnect-doris/input/windowplan"
 )
 
 // idleWindows applies the idle-table rule (package idle,
@@ -50,7 +51,7 @@ func newIdleWindows(conf *Config, log *service.Logger, c *conn) *idleWindows {
 // snapshot per database, then the fence, and records the snapshots for the
 // windows to come. It never fails: without a usable snapshot a table is
 // read.
-func (iw *idleWindows) plan(ctx context.Context, tables []*tableInfo, w window) (read, skip []*tableInfo) {
+func (iw *idleWindows) plan(ctx context.Context, tables []*tableInfo, w windowplan.Window) (read, skip []*tableInfo) {
 	if iw == nil || iw.off != "" || len(tables) == 0 {
 		return tables, nil
 	}
@@ -81,8 +82,13 @@ func (iw *idleWindows) plan(ctx context.Context, tables []*tableInfo, w window) 
 	} else {
 		iw.log.Debugf("Reading the Doris time after the partition versions failed, so they cannot start a later window: %v", err)
 	}
-	for _, t := range tables {
-		if iw.rule.Idle(t.name.db, t.name.table, w.start.ms(), ends[t.name.db]) {
+	names := make([]windowplan.Table, len(tables))
+	for i, t := range tables {
+		names[i] = windowplan.Table{DB: t.name.db, Name: t.name.table}
+	}
+	isIdle := windowplan.SkipIdle(iw.rule, w, names, ends)
+	for i, t := range tables {
+		if isIdle[i] {
 			skip = append(skip, t)
 		} else {
 			read = append(read, t)
@@ -92,9 +98,6 @@ func (iw *idleWindows) plan(ctx context.Context, tables []*tableInfo, w window) 
 			iw.log.Infof("information_schema.partitions lists no partition of followed table %s, so it is read in every window "+
 				"(a table just dropped, or one the user lacks SHOW privilege on, is left out); said once per database", t.name.key)
 		}
-	}
-	for db, s := range ends {
-		iw.rule.Record(db, s, w.end.ms())
 	}
 	return read, skip
 }
@@ -107,7 +110,7 @@ func (iw *idleWindows) plan(ctx context.Context, tables []*tableInfo, w window) 
 // runs first (guardExpiry), with the same outcome: a fatal expiry stops
 // the input, an accepted gap is counted and logged; when the check cannot
 // run, the table is read after all, so that the read's own retries decide.
-func (ch *chain) windowTables(ctx context.Context, w window, now *bound) ([]*tableInfo, error) {
+func (ch *chain) windowTables(ctx context.Context, w windowplan.Window, now *windowplan.Bound) ([]*tableInfo, error) {
 	co := ch.co
 	tables := co.phaseTables(checkpoint.PhaseBinlog)
 	if now == nil || co.idle == nil {
@@ -123,7 +126,7 @@ func (ch *chain) windowTables(ctx context.Context, w window, now *bound) ([]*tab
 		}
 	}
 	if len(skip) > 0 {
-		co.log.Debugf("Binlog window [%s, %s): %d table(s) read, %d idle table(s) skipped", w.start, w.end, len(read), len(tables)-len(read))
+		co.log.Debugf("Binlog window [%s, %s): %d table(s) read, %d idle table(s) skipped", w.Start, w.End, len(read), len(tables)-len(read))
 	}
 	co.m.idleSkipped(len(tables) - len(read))
 	return read, nil

@@ -10,6 +10,7 @@ import (
 	"github.com/redpanda-data/benthos/v4/public/service"
 
 	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
+	"github.com/rpconnect-doris/rpconnect-doris/input/windowplan"
 	"github.com/rpconnect-doris/rpconnect-doris/tests/dorissim"
 )
 
@@ -97,10 +98,10 @@ func TestTableFoundMidWindowJoinsAfterARestart(t *testing.T) {
 	start.StartChain(at(0))
 	start.AddTable("d.a", false, checkpoint.Bound{}, 0) // its tablets not yet seen: discovery notes them
 	run1, stop1 := context.WithCancel(testCtx(t))
-	co, sink := testCoordinator(t, e, start, &fakeClock{answers: []bound{boundOf(at(1)), boundOf(at(2)), boundOf(at(20))}}, "d.a")
+	co, sink := testCoordinator(t, e, start, &fakeClock{answers: []windowplan.Bound{windowplan.BoundOf(at(1)), windowplan.BoundOf(at(2)), windowplan.BoundOf(at(20))}}, "d.a")
 	co.wr.maxRows = 1
-	co.planned.add(boundOf(at(3)))
-	co.planned.add(boundOf(at(6)))
+	co.planned.Add(windowplan.BoundOf(at(3)))
+	co.planned.Add(windowplan.BoundOf(at(6)))
 	co.snaps.sem <- struct{}{}
 	if err := (&discoverer{co: co}).run(run1); err != nil {
 		t.Fatal(err)
@@ -130,7 +131,7 @@ func TestTableFoundMidWindowJoinsAfterARestart(t *testing.T) {
 	committed := restartFrom(t, sink.states[stopAt])
 
 	// Run 2: d.t's snapshot finishes while the chain stands in [3s, 6s).
-	co, sink = testCoordinator(t, e, committed, &fakeClock{answers: []bound{boundOf(at(20))}}, "d.a", "d.t")
+	co, sink = testCoordinator(t, e, committed, &fakeClock{answers: []windowplan.Bound{windowplan.BoundOf(at(20))}}, "d.a", "d.t")
 	co.snaps.startPending(testCtx(t))
 	co.snaps.wait()
 	last := sink.states[len(sink.states)-1]
@@ -141,9 +142,9 @@ func TestTableFoundMidWindowJoinsAfterARestart(t *testing.T) {
 	committed = restartFrom(t, last)
 
 	// Run 3 goes on until the chain is past every change.
-	co, sink = testCoordinator(t, e, committed, &fakeClock{answers: []bound{boundOf(at(20))}}, "d.a", "d.t")
+	co, sink = testCoordinator(t, e, committed, &fakeClock{answers: []windowplan.Bound{windowplan.BoundOf(at(20))}}, "d.a", "d.t")
 	co.wr.maxRows = 1
-	co.planned.add(boundOf(at(9)))
+	co.planned.Add(windowplan.BoundOf(at(9)))
 	ch = &chain{co: co}
 	for i := 0; ; i++ {
 		var stream checkpoint.Bound

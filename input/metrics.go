@@ -7,6 +7,7 @@ import (
 	"github.com/redpanda-data/benthos/v4/public/service"
 
 	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
+	"github.com/rpconnect-doris/rpconnect-doris/input/windowplan"
 )
 
 // metrics are the input's Benthos metrics; names are documented in the README.
@@ -24,7 +25,7 @@ type metrics struct {
 	droppedPartitions *service.MetricCounter // table
 	unpairedUpdates   *service.MetricCounter // table
 	idleTables        *service.MetricCounter // table windows skipped by skip_idle_tables
-	windowRetries     *retryAges
+	windowRetries     *windowplan.Ages
 
 	// Physical ms of the end of the last acked window, for the lag gauge.
 	ackedWindowEndMs atomic.Int64
@@ -43,7 +44,7 @@ func newMetrics(m *service.Metrics) *metrics {
 		droppedPartitions: m.NewCounter("doris_binlog_dropped_partitions_total", "table"),
 		unpairedUpdates:   m.NewCounter("doris_binlog_unpaired_updates_total", "table"),
 		idleTables:        m.NewCounter("doris_binlog_idle_windows_skipped_total"),
-		windowRetries:     newRetryAges(m),
+		windowRetries:     windowplan.NewAges(m.NewCounter("doris_binlog_window_retries_total", "table"), m.NewGauge("doris_binlog_window_retry_age_seconds")),
 	}
 }
 
@@ -53,7 +54,7 @@ func (m *metrics) committed(st *checkpoint.State) {
 		return
 	}
 	if !st.Stream.Start.IsZero() {
-		m.ackedWindowEndMs.Store(boundOf(st.Stream.Start).ms())
+		m.ackedWindowEndMs.Store(windowplan.BoundOf(st.Stream.Start).Ms())
 		m.refreshLag()
 	}
 }

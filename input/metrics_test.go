@@ -13,6 +13,7 @@ import (
 	"github.com/redpanda-data/benthos/v4/public/service"
 
 	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
+	"github.com/rpconnect-doris/rpconnect-doris/input/windowplan"
 )
 
 // metricsCapture is a metrics exporter that keeps every counter's sum and
@@ -153,7 +154,7 @@ func TestMetricsLagFollowsTheCommittedWindow(t *testing.T) {
 	// not ten minutes more however slowly the test runs.
 	end := time.Now().Add(-time.Hour).Truncate(time.Second)
 	st := checkpoint.New()
-	st.StartChain(boundAt(end.UnixMilli()).stored())
+	st.StartChain(windowplan.BoundAt(end.UnixMilli()).Stored())
 	m.committed(st)
 	lag, set := capt.gauge(lagName)
 	if !set || lag < 3600 || lag > 3600+600 {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/rpconnect-doris/rpconnect-doris/doris"
 	"github.com/rpconnect-doris/rpconnect-doris/input/flight"
+	"github.com/rpconnect-doris/rpconnect-doris/input/windowplan"
 )
 
 // Doris gives a transaction its commit TSO when it commits and makes its
@@ -32,16 +33,16 @@ import (
 // binlog window, within the same limits; any other failure counts against
 // request_retries, as a snapshot split's does, after which the run ends
 // with the error and nothing has been read.
-func (sr *splitReader) awaitPublished(ctx context.Context, t *tableInfo, start bound) error {
+func (sr *splitReader) awaitPublished(ctx context.Context, t *tableInfo, start windowplan.Bound) error {
 	sr.log.Debugf("Waiting until the transactions of %s that committed before %s are visible, before reading its snapshot", t.name.key, start)
-	w := window{start: start, end: start}
+	w := windowplan.Window{Start: start, End: start}
 	rt := newWindowRetry(sr.conf, sr.log, sr.m.windowRetries, t.name.key, w)
-	defer sr.m.windowRetries.done(rt)
+	defer sr.m.windowRetries.Done(rt)
 	failed := 0
 	for {
 		err := sr.readBarrier(ctx, t, start)
 		if err == nil {
-			rt.recovered()
+			rt.Recovered()
 			return nil
 		}
 		if ctx.Err() != nil {
@@ -53,18 +54,18 @@ func (sr *splitReader) awaitPublished(ctx context.Context, t *tableInfo, start b
 					t.name.key, start, failed, err)
 			}
 		}
-		step, ferr := rt.classify(err, w)
+		step, ferr := rt.Classify(err, w)
 		if ferr != nil {
 			return ferr
 		}
-		if err := doris.Sleep(ctx, step.wait); err != nil {
+		if err := doris.Sleep(ctx, step.Wait); err != nil {
 			return err
 		}
 	}
 }
 
 // readBarrier runs the empty window's query once; it holds no rows.
-func (sr *splitReader) readBarrier(ctx context.Context, t *tableInfo, start bound) error {
+func (sr *splitReader) readBarrier(ctx context.Context, t *tableInfo, start windowplan.Bound) error {
 	at := start.String()
 	sql := doris.IncrSQLWhere(t.name.db, t.name.table, sr.conf.ReadFields, at, at, "APPEND_ONLY", "")
 	return sr.c.onSession(ctx, sr.conf.QueryTimeout, func(qctx context.Context, fc *flight.Client) error {

@@ -3,7 +3,6 @@ package input
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -13,6 +12,7 @@ import (
 	"github.com/rpconnect-doris/rpconnect-doris/doris"
 	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
 	"github.com/rpconnect-doris/rpconnect-doris/input/delivery"
+	"github.com/rpconnect-doris/rpconnect-doris/input/windowplan"
 )
 
 // reader is the doris_binlog BatchInput. Connect starts a run: a coordinator
@@ -28,7 +28,7 @@ type reader struct {
 	store   *checkpoint.Store // nil when no checkpoint_cache is configured
 	del     *delivery.Delivery[*checkpoint.State]
 	pub     *offsetPublisher
-	planned plannedEnds
+	planned windowplan.Ends
 	// saveHealth follows failing checkpoint saves.
 	saveHealth saveHealth
 	// feZone is the FE's time_zone as of the last connect, in which the
@@ -77,7 +77,7 @@ func (r *reader) save(ctx context.Context, st *checkpoint.State) error {
 	if r.store == nil {
 		return nil
 	}
-	cp := *r.planned.attach(st) // a copy: Save stamps Seq and SavedAt on it
+	cp := *r.planned.Attach(st) // a copy: Save stamps Seq and SavedAt on it
 	return r.checkSave(r.store.Save(ctx, &cp))
 }
 
@@ -111,7 +111,7 @@ func (r *reader) committed(st *checkpoint.State) {
 	// scan_timestamp; the bound itself is UTC.
 	if !st.Stream.Start.IsZero() {
 		if z := r.feZone.Load(); z != nil {
-			r.pub.offer(z.Format(boundOf(st.Stream.Start).ms()))
+			r.pub.offer(z.Format(windowplan.BoundOf(st.Stream.Start).Ms()))
 		}
 	}
 }
@@ -230,19 +230,9 @@ func (r *reader) Close(ctx context.Context) error {
 // closeAckWait bounds how long Close waits for acks.
 const closeAckWait = time.Second
 
-// fatalError is a permanent error (doris.IsPermanent) whose text already
-// tells the operator what happened and what to do: the run stops on it as
-// it is, where a bare permanent error is first given its window or split.
-type fatalError struct{ msg string }
+// fatalf is an error that stops the run as it is, its text already telling
+// the operator what happened and what to do (windowplan.StopError: the
+// retry rule stops the run with the same type, so isFatal tells all).
+func fatalf(format string, args ...any) error { return windowplan.Stopf(format, args...) }
 
-func (e *fatalError) Error() string   { return e.msg }
-func (e *fatalError) Permanent() bool { return true }
-
-func fatalf(format string, args ...any) error {
-	return &fatalError{msg: fmt.Sprintf(format, args...)}
-}
-
-func isFatal(err error) bool {
-	var fe *fatalError
-	return errors.As(err, &fe)
-}
+func isFatal(err error) bool { return windowplan.IsStop(err) }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
 	"github.com/rpconnect-doris/rpconnect-doris/input/delivery"
+	"github.com/rpconnect-doris/rpconnect-doris/input/windowplan"
 	"github.com/rpconnect-doris/rpconnect-doris/tests/dorissim"
 
 	"github.com/rpconnect-doris/rpconnect-doris/doris"
@@ -82,7 +83,7 @@ func (e *simEnv) startup(t *testing.T) (*startup, *[]*checkpoint.State) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &startup{conf: e.conf, log: e.log, mgr: e.res, del: del, planned: &plannedEnds{}, c: e.c, cat: e.cat, save: save}
+	s := &startup{conf: e.conf, log: e.log, mgr: e.res, del: del, planned: &windowplan.Ends{}, c: e.c, cat: e.cat, save: save}
 	if e.conf.CheckpointKey != "" {
 		e.conf.CheckpointCache = cpCache
 		s.store = checkpoint.NewStore(e.res, cpCache, e.conf.CheckpointKey)

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
+	"github.com/rpconnect-doris/rpconnect-doris/input/windowplan"
 )
 
 // snapshots runs the run's table snapshots in the background, at most
@@ -141,7 +142,7 @@ func (s *snapshots) awaitPublished(ctx context.Context, t *tableInfo) error {
 	if start.IsZero() {
 		return nil
 	}
-	return s.sr.awaitPublished(ctx, t, boundOf(start))
+	return s.sr.awaitPublished(ctx, t, windowplan.BoundOf(start))
 }
 
 func pendingSplits(todo []splitQuery) int {

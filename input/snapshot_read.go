@@ -14,6 +14,7 @@ import (
 	"github.com/rpconnect-doris/rpconnect-doris/input/flight"
 	"github.com/rpconnect-doris/rpconnect-doris/input/rowjson"
 	"github.com/rpconnect-doris/rpconnect-doris/input/schemameta"
+	"github.com/rpconnect-doris/rpconnect-doris/input/windowplan"
 )
 
 // splitReader reads the snapshot splits of one table: planning them, and
@@ -111,7 +112,7 @@ func (sr *splitReader) start(ctx context.Context, t *tableInfo, todo []splitQuer
 // readWithRetry re-reads a failed split from its start: rows already
 // emitted from the failed attempt may be delivered twice, rows are never lost.
 func (sr *splitReader) readWithRetry(ctx context.Context, t *tableInfo, sp splitQuery, out chan<- snapChunk) error {
-	var bo backoff
+	var bo windowplan.Backoff
 	for attempt := 1; ; attempt++ {
 		err := sr.read(ctx, t, sp, out)
 		if err == nil || ctx.Err() != nil {
@@ -126,7 +127,7 @@ func (sr *splitReader) readWithRetry(ctx context.Context, t *tableInfo, sp split
 		}
 		sr.log.Warnf("Snapshot split %s of %s (tablets %v) failed, re-reading it from its start (attempt %d of %d): %v",
 			sp.ID, t.name.key, sp.Tablets, attempt+1, sr.conf.Retries, err)
-		if err := doris.Sleep(ctx, bo.next()); err != nil {
+		if err := doris.Sleep(ctx, bo.Next()); err != nil {
 			return err
 		}
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
 	"github.com/rpconnect-doris/rpconnect-doris/input/delivery"
+	"github.com/rpconnect-doris/rpconnect-doris/input/windowplan"
 )
 
 // startup decides where a run starts: the position committed in this
@@ -22,7 +23,7 @@ type startup struct {
 	mgr     *service.Resources
 	store   *checkpoint.Store // nil when no checkpoint_cache is configured
 	del     *delivery.Delivery[*checkpoint.State]
-	planned *plannedEnds
+	planned *windowplan.Ends
 	save    func(context.Context, *checkpoint.State) error // a save checked by saveHealth
 	c       *conn
 	cat     *catalog
@@ -102,7 +103,7 @@ func (s *startup) loadCommitted(ctx context.Context) (*checkpoint.State, error) 
 	s.log.Infof("Resuming from the checkpoint in cache %s (key %s: %s); scan_mode %s and scan_timestamp are ignored while a checkpoint exists",
 		s.conf.CheckpointCache, s.conf.CheckpointKey, summarizeState(st), s.conf.ScanMode)
 	logTablesAtDebug(s.log, st, "in the checkpoint")
-	s.planned.restore(st)
+	s.planned.Restore(st)
 	if st.Stream != nil && len(st.Stream.Planned) > 0 {
 		s.log.Infof("Re-reading the binlog windows chosen before the restart, up to %s, so that the same batches come out again", st.Stream.Planned[len(st.Stream.Planned)-1])
 		st.Stream.Planned = nil // kept by the planner; every save writes them again
@@ -145,20 +146,20 @@ func (s *startup) freshStart(ctx context.Context, sp *startPoint) (*checkpoint.S
 		if r.err != nil {
 			return nil, fmt.Errorf("resolving the stream start for initial mode: %w", r.err)
 		}
-		st.StartChain(r.ts.stored())
+		st.StartChain(r.ts.Stored())
 		snapshot = true
 	case "latest":
 		ts, err := s.c.currentBound(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("resolving the stream start for latest mode: %w", err)
 		}
-		st.StartChain(ts.stored())
+		st.StartChain(ts.Stored())
 	case "from-timestamp":
 		start, err := s.scanTimestampBound(ctx)
 		if err != nil {
 			return nil, err
 		}
-		st.StartChain(start.stored())
+		st.StartChain(start.Stored())
 	default:
 		return nil, fatalf("scan_mode %q is not supported", s.conf.ScanMode)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/redpanda-data/benthos/v4/public/service"
 
 	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
+	"github.com/rpconnect-doris/rpconnect-doris/input/windowplan"
 	"github.com/rpconnect-doris/rpconnect-doris/tests/dorissim"
 )
 
@@ -50,7 +51,7 @@ func TestFreshStartPerScanMode(t *testing.T) {
 				t.Fatalf("scan_mode %s started a binlog chain at %s", tc.mode, sp.st.Stream.Start)
 			case tc.chainStart == "now":
 				after, _ := e.c.currentBound(testCtx(t))
-				if got := boundOf(sp.st.Stream.Start); got < before || got > after {
+				if got := windowplan.BoundOf(sp.st.Stream.Start); got < before || got > after {
 					t.Fatalf("chain starts at %s, want the Doris time between %s and %s", got, before, after)
 				}
 			case tc.chainStart != "" && (sp.st.Stream == nil || sp.st.Stream.Start.String() != tc.chainStart):
@@ -76,7 +77,7 @@ type freshRun struct {
 	su    *startup
 	saved *[]*checkpoint.State
 	// before is the Doris time read just before the run.
-	before bound
+	before windowplan.Bound
 	sp     *startPoint
 }
 
@@ -118,7 +119,7 @@ func checkFreshTables(t *testing.T, sp *startPoint, phase string) {
 func TestFreshStartInitialStartsTheChainAfterNow(t *testing.T) {
 	fr := runFreshStart(t, dorissim.Config{}, &Config{ScanMode: "initial"}, checkpoint.PhaseSnapshot)
 	saved, before, sp := fr.saved, fr.before, fr.sp
-	if sp.st.Stream == nil || boundOf(sp.st.Stream.Start) <= before {
+	if sp.st.Stream == nil || windowplan.BoundOf(sp.st.Stream.Start) <= before {
 		t.Fatalf("chain %+v, want it to start after %s", sp.st.Stream, before)
 	}
 	if len(*saved) != 1 {
@@ -204,7 +205,7 @@ func TestResumeReconcilesTheStoredTables(t *testing.T) {
 	if sp.st.Stream.Planned != nil {
 		t.Fatalf("planned ends %v left in the position", sp.st.Stream.Planned)
 	}
-	if end, ok := su.planned.next(mustBound(t, "2026-12-01 10:00:00")); !ok || end.String() != "2026-12-01 10:00:05" {
+	if end, ok := su.planned.Next(mustBound(t, "2026-12-01 10:00:00")); !ok || end.String() != "2026-12-01 10:00:05" {
 		t.Fatalf("planner's next end %s, %v; want the stored one", end, ok)
 	}
 	if got, ok := su.del.Committed(); !ok || got.Stream.Start != ckb("2026-12-01 10:00:00") {

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/rpconnect-doris/rpconnect-doris/doris"
-	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
+	"github.com/rpconnect-doris/rpconnect-doris/input/windowplan"
 )
 
 // Window bounds are UTC wall-clock seconds ("yyyy-MM-dd HH:mm:ss"), and every
@@ -21,55 +21,30 @@ import (
 // windowZoneLabel is how logs name the zone of window bounds.
 const windowZoneLabel = "UTC"
 
-// bound is a window bound: a whole second of the Doris clock, as UTC epoch
-// ms. It comes from /api/tso (or from the checkpoint's typed bounds) and is
-// formatted only where the @incr SQL is built and in logs; comparisons and
-// arithmetic work on the instant.
-type bound int64
-
-// boundAt floors epoch ms to the second.
-func boundAt(ms int64) bound {
-	return bound(ms - ((ms%1000)+1000)%1000)
-}
-
-// boundOf is the bound a checkpoint holds (UTC, as window_zone says once
-// the state is converted); no text is involved.
-func boundOf(b checkpoint.Bound) bound { return bound(b.Ms()) }
-
-// stored is b as the checkpoint holds it.
-func (b bound) stored() checkpoint.Bound { return checkpoint.BoundAt(b.ms()) }
-
-// ms is the bound's epoch ms, a multiple of 1000.
-func (b bound) ms() int64 { return int64(b) }
-
-// String is the bound's text, yyyy-MM-dd HH:mm:ss in UTC: what the @incr
-// SQL and the checkpoint hold.
-func (b bound) String() string { return doris.UTCWindowBound(int64(b)) }
-
 // dorisClock tells the current Doris time as a window bound; conn asks
 // /api/tso.
 type dorisClock interface {
-	currentBound(ctx context.Context) (bound, error)
+	currentBound(ctx context.Context) (windowplan.Bound, error)
 }
 
 // currentBound is the current Doris time as a window bound: /api/tso's
 // physical time, floored to the second, with no FROM_UNIXTIME round trip.
-func (c *conn) currentBound(ctx context.Context) (bound, error) {
+func (c *conn) currentBound(ctx context.Context) (windowplan.Bound, error) {
 	info, err := doris.CurrentTSO(ctx, c.rest)
 	if err != nil {
 		return 0, err
 	}
-	return boundAt(info.PhysicalMs), nil
+	return windowplan.BoundAt(info.PhysicalMs), nil
 }
 
 // describeBound names a window bound in UTC and, when it differs, on the
 // FE's wall clock, which is what users see in Doris.
-func (c *conn) describeBound(b bound) string {
+func (c *conn) describeBound(b windowplan.Bound) string {
 	text := b.String()
 	if c.zone.Location == nil {
 		return text + " " + windowZoneLabel
 	}
-	fe := c.zone.Format(b.ms())
+	fe := c.zone.Format(b.Ms())
 	if fe == text {
 		return text + " " + windowZoneLabel
 	}
@@ -83,7 +58,7 @@ func (c *conn) describeBound(b bound) string {
 // a binlog at the next boundary, and reading the snapshot only after it,
 // shrinks that overlap to the milliseconds between the boundary and the
 // snapshot read. A few attempts bound the wait if clocks disagree.
-func nextWholeSecond(ctx context.Context, c dorisClock) (bound, error) {
+func nextWholeSecond(ctx context.Context, c dorisClock) (windowplan.Bound, error) {
 	first, err := c.currentBound(ctx)
 	if err != nil {
 		return first, err
@@ -91,7 +66,7 @@ func nextWholeSecond(ctx context.Context, c dorisClock) (bound, error) {
 	ts := first
 	for range 3 {
 		now := time.Now()
-		if err := doris.Sleep(ctx, now.Truncate(time.Second).Add(time.Second+tickSlack).Sub(now)); err != nil {
+		if err := doris.Sleep(ctx, now.Truncate(time.Second).Add(time.Second+windowplan.TickSlack).Sub(now)); err != nil {
 			return ts, err
 		}
 		if ts, err = c.currentBound(ctx); err != nil || ts > first {
@@ -103,7 +78,7 @@ func nextWholeSecond(ctx context.Context, c dorisClock) (bound, error) {
 
 // boundResult is a bound resolved in the background, or why it was not.
 type boundResult struct {
-	ts  bound
+	ts  windowplan.Bound
 	err error
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/rpconnect-doris/rpconnect-doris/doris"
 	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
+	"github.com/rpconnect-doris/rpconnect-doris/input/windowplan"
 )
 
 func mustZone(t *testing.T, name string) doris.FEZone {
@@ -56,9 +57,9 @@ func TestRepeatedHour(t *testing.T) {
 	}
 }
 
-func mustBound(t *testing.T, text string) bound {
+func mustBound(t *testing.T, text string) windowplan.Bound {
 	t.Helper()
-	return boundOf(ckb(text))
+	return windowplan.BoundOf(ckb(text))
 }
 
 // ckb is a checkpoint bound literal known to be valid.
@@ -70,47 +71,18 @@ func ckb(text string) checkpoint.Bound {
 	return b
 }
 
-// A bound is the whole second of the Doris clock: /api/tso's physical ms
-// floored, and its text is what @incr and the checkpoint hold.
-func TestBoundFloorsToTheSecondAndRoundTrips(t *testing.T) {
-	base := mustBound(t, "2026-12-01 10:00:00")
-	for _, tc := range []struct {
-		ms   int64
-		want bound
-	}{
-		{base.ms(), base},
-		{base.ms() + 1, base},
-		{base.ms() + 999, base},
-		{base.ms() + 1000, base + 1000},
-		{-1, -1000}, // before 1970 floors down, not towards zero
-	} {
-		if got := boundAt(tc.ms); got != tc.want {
-			t.Errorf("boundAt(%d) = %d, want %d", tc.ms, got, tc.want)
-		}
-	}
-	if got := boundAt(base.ms() + 999).String(); got != "2026-12-01 10:00:00" {
-		t.Errorf("text of a floored bound = %q", got)
-	}
-	// The checkpoint holds the same instant, and writes the same text.
-	for _, b := range []bound{base, base + 1000, -1000} {
-		if got := boundOf(b.stored()); got != b || b.stored().String() != b.String() {
-			t.Errorf("bound %d (%s) stored as %s and read back as %d", b, b, b.stored(), got)
-		}
-	}
-}
-
 // The initial start is awaited in the background while the tables are
 // admitted; its result is nextWholeSecond's, and cancelling ends the wait.
 func TestAwaitNextWholeSecondInTheBackground(t *testing.T) {
 	now := mustBound(t, "2026-12-01 10:00:00")
-	clock := &fakeClock{answers: []bound{now, now + 1000}}
+	clock := &fakeClock{answers: []windowplan.Bound{now, now + 1000}}
 	r := <-awaitNextWholeSecond(context.Background(), clock)
 	if r.err != nil || r.ts != now+1000 || clock.calls != 2 {
 		t.Fatalf("got %s, %v after %d calls; want %s after 2", r.ts, r.err, clock.calls, now+1000)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	stuck := &fakeClock{answers: []bound{now}} // never reaches the next second
+	stuck := &fakeClock{answers: []windowplan.Bound{now}} // never reaches the next second
 	select {
 	case r := <-awaitNextWholeSecond(ctx, stuck):
 		if !errors.Is(r.err, context.Canceled) {

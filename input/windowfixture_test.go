@@ -14,6 +14,7 @@ import (
 
 	"github.com/rpconnect-doris/rpconnect-doris/input/changes"
 	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
+	"github.com/rpconnect-doris/rpconnect-doris/input/windowplan"
 	"github.com/rpconnect-doris/rpconnect-doris/tests/dorissim"
 )
 
@@ -102,8 +103,8 @@ func (f *windowFixture) commit(t *testing.T, hms string, stmts ...string) {
 	}
 }
 
-func (f *windowFixture) window(t *testing.T, start, end string) window {
-	return window{start: mustBound(t, simDay+start), end: mustBound(t, simDay+end)}
+func (f *windowFixture) window(t *testing.T, start, end string) windowplan.Window {
+	return windowplan.Window{Start: mustBound(t, simDay+start), End: mustBound(t, simDay+end)}
 }
 
 func (f *windowFixture) list(names ...string) []*tableInfo {
@@ -116,19 +117,19 @@ func (f *windowFixture) list(names ...string) []*tableInfo {
 
 // read reads w of tables after skip, as the chain does, with the Doris
 // clock past w's end.
-func (f *windowFixture) read(t *testing.T, tables []string, w window, skip *checkpoint.Pos) ([]string, error) {
+func (f *windowFixture) read(t *testing.T, tables []string, w windowplan.Window, skip *checkpoint.Pos) ([]string, error) {
 	t.Helper()
 	return f.readCtx(testCtx(t), tables, w, skip)
 }
 
-func (f *windowFixture) readCtx(ctx context.Context, tables []string, w window, skip *checkpoint.Pos) ([]string, error) {
-	f.clock.set(time.UnixMilli(w.end.ms()).Add(time.Second))
+func (f *windowFixture) readCtx(ctx context.Context, tables []string, w windowplan.Window, skip *checkpoint.Pos) ([]string, error) {
+	f.clock.set(time.UnixMilli(w.End.Ms()).Add(time.Second))
 	st := f.wr.em.progress
 	if st.Stream == nil {
-		st.StartChain(w.start.stored())
+		st.StartChain(w.Start.Stored())
 	}
 	return f.wr.read(ctx, f.list(tables...), w, nil, skip, false, func(st *checkpoint.State, last checkpoint.Pos) {
-		st.ChainProgress(w.start.stored(), w.end.stored(), last)
+		st.ChainProgress(w.Start.Stored(), w.End.Stored(), last)
 	})
 }
 

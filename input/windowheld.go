@@ -10,6 +10,7 @@ import (
 
 	"github.com/rpconnect-doris/rpconnect-doris/input/changes"
 	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
+	"github.com/rpconnect-doris/rpconnect-doris/input/windowplan"
 )
 
 // A k-way merge needs the head of every table's rows at once. A window
@@ -24,7 +25,7 @@ import (
 // What is held is bounded by windowHeldLimit bytes of Arrow buffers (plus
 // at most one record batch per session, read as the limit is passed). A
 // window that holds more is read again as two consecutive halves, split
-// down to one second, as a window too large for Doris's limits is (retry.go):
+// down to one second, as a window too large for Doris's limits is (windowplan.Split):
 // rows of the first half all come before those of the second, so the one
 // order holds, and nothing of a window that overflowed was emitted. A
 // one-second window over the limit cannot be split: it is probed for the
@@ -58,20 +59,20 @@ func (c *conn) maxSessions() int {
 }
 
 // readHeld reads window w of more tables than sessions: see above.
-func (wr *windowReader) readHeld(ctx context.Context, tables []*tableInfo, w window, now *bound, skip *checkpoint.Pos, catchUp bool,
+func (wr *windowReader) readHeld(ctx context.Context, tables []*tableInfo, w windowplan.Window, now *windowplan.Bound, skip *checkpoint.Pos, catchUp bool,
 	place func(*checkpoint.State, checkpoint.Pos)) (dropped []string, err error) {
-	pieces := []window{w}
+	pieces := []windowplan.Window{w}
 	for len(pieces) > 0 {
 		p := pieces[0]
 		wr.log.Debugf("Reading binlog window [%s, %s) of %d table(s), %d at a time (max_flight_sessions), each whole before the merge",
-			p.start, p.end, len(tables), wr.c.maxSessions())
+			p.Start, p.End, len(tables), wr.c.maxSessions())
 		srcs, err := wr.fill(ctx, tables, p, now, skip, catchUp, false)
 		var gone []string
 		switch {
 		case errors.Is(err, errWindowFull):
-			if halves, ok := splitWindow(p); ok {
+			if halves, ok := windowplan.Split(p); ok {
 				wr.log.Infof("Binlog window [%s, %s) of %d tables holds more than %d MiB of changes, more than the input holds while it reads more tables than max_flight_sessions (%d): reading it as two halves",
-					p.start, p.end, len(tables), wr.bufferLimit>>20, wr.c.maxSessions())
+					p.Start, p.End, len(tables), wr.bufferLimit>>20, wr.c.maxSessions())
 				pieces = append(halves[:], pieces[1:]...)
 				continue
 			}
@@ -100,7 +101,7 @@ func (wr *windowReader) readHeld(ctx context.Context, tables []*tableInfo, w win
 // readBusy reads a one-second window that holds more than the limit: only
 // the tables with changes in it matter to the merge, and when there are no
 // more of them than sessions, each streams on its own.
-func (wr *windowReader) readBusy(ctx context.Context, tables []*tableInfo, w window, now *bound, skip *checkpoint.Pos, catchUp bool,
+func (wr *windowReader) readBusy(ctx context.Context, tables []*tableInfo, w windowplan.Window, now *windowplan.Bound, skip *checkpoint.Pos, catchUp bool,
 	place func(*checkpoint.State, checkpoint.Pos)) (dropped []string, err error) {
 	srcs, err := wr.fill(ctx, tables, w, now, skip, catchUp, true)
 	if err != nil {
@@ -117,10 +118,10 @@ func (wr *windowReader) readBusy(ctx context.Context, tables []*tableInfo, w win
 	if len(busy) > wr.c.maxSessions() {
 		return nil, fmt.Errorf("binlog window [%s, %s): %d of its %d tables have changes in this one second, together more than the %d MiB the input holds, "+
 			"and more than max_flight_sessions (%d) to read them at once: raise %s to %d (within what max_user_connections leaves), or split the tables over several instances",
-			w.start, w.end, len(busy), len(tables), wr.bufferLimit>>20, wr.c.maxSessions(), fieldMaxFlightSessions, len(busy))
+			w.Start, w.End, len(busy), len(tables), wr.bufferLimit>>20, wr.c.maxSessions(), fieldMaxFlightSessions, len(busy))
 	}
 	wr.log.Infof("Binlog window [%s, %s) of %d tables holds more than %d MiB of changes in one second: its %d table(s) with changes are read at once, each on its own session",
-		w.start, w.end, len(tables), wr.bufferLimit>>20, len(busy))
+		w.Start, w.End, len(tables), wr.bufferLimit>>20, len(busy))
 	more, err := wr.readStreaming(ctx, busy, w, now, skip, catchUp, place)
 	return append(dropped, more...), err
 }
@@ -128,7 +129,7 @@ func (wr *windowReader) readBusy(ctx context.Context, tables []*tableInfo, w win
 // fill reads every table's part of w whole, at most max_flight_sessions at
 // a time. The first failure, or passing the limit, ends every read and is
 // returned with nothing held; a table found dropped is no failure.
-func (wr *windowReader) fill(ctx context.Context, tables []*tableInfo, w window, now *bound, skip *checkpoint.Pos, catchUp, probe bool) ([]*windowSource, error) {
+func (wr *windowReader) fill(ctx context.Context, tables []*tableInfo, w windowplan.Window, now *windowplan.Bound, skip *checkpoint.Pos, catchUp, probe bool) ([]*windowSource, error) {
 	fctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	buf := &windowBuffer{limit: wr.bufferLimit, probe: probe, full: func() { cancel(errWindowFull) }}

@@ -14,6 +14,7 @@ import (
 	"github.com/rpconnect-doris/rpconnect-doris/input/flight"
 	"github.com/rpconnect-doris/rpconnect-doris/input/rowjson"
 	"github.com/rpconnect-doris/rpconnect-doris/input/schemameta"
+	"github.com/rpconnect-doris/rpconnect-doris/input/windowplan"
 )
 
 // windowReader reads the binlog windows of a run: one source per table,
@@ -50,7 +51,7 @@ func newWindowReader(co *coordinator) *windowReader {
 // A window over no more tables than max_flight_sessions reads each on its
 // own session as the merge takes its rows; over more, readHeld reads the
 // tables in turn and merges what they hold.
-func (wr *windowReader) read(ctx context.Context, tables []*tableInfo, w window, now *bound, skip *checkpoint.Pos, catchUp bool,
+func (wr *windowReader) read(ctx context.Context, tables []*tableInfo, w windowplan.Window, now *windowplan.Bound, skip *checkpoint.Pos, catchUp bool,
 	place func(*checkpoint.State, checkpoint.Pos)) (dropped []string, err error) {
 	if now == nil {
 		if ts, err := wr.clock.currentBound(ctx); err == nil {
@@ -65,9 +66,9 @@ func (wr *windowReader) read(ctx context.Context, tables []*tableInfo, w window,
 
 // readStreaming reads every table of w at once, each on its own Flight
 // session, and merges their rows as they come.
-func (wr *windowReader) readStreaming(ctx context.Context, tables []*tableInfo, w window, now *bound, skip *checkpoint.Pos, catchUp bool,
+func (wr *windowReader) readStreaming(ctx context.Context, tables []*tableInfo, w windowplan.Window, now *windowplan.Bound, skip *checkpoint.Pos, catchUp bool,
 	place func(*checkpoint.State, checkpoint.Pos)) (dropped []string, err error) {
-	wr.log.Debugf("Reading binlog window [%s, %s) of %d table(s)", w.start, w.end, len(tables))
+	wr.log.Debugf("Reading binlog window [%s, %s) of %d table(s)", w.Start, w.End, len(tables))
 	rctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	srcs := make([]*windowSource, len(tables))
@@ -88,7 +89,7 @@ func (wr *windowReader) readStreaming(ctx context.Context, tables []*tableInfo, 
 }
 
 // merge emits the sources' rows of w in one order.
-func (wr *windowReader) merge(ctx context.Context, srcs []*windowSource, w window, place func(*checkpoint.State, checkpoint.Pos)) error {
+func (wr *windowReader) merge(ctx context.Context, srcs []*windowSource, w windowplan.Window, place func(*checkpoint.State, checkpoint.Pos)) error {
 	emit := func(msgs []*service.Message, last checkpoint.Pos, counts map[string]*changes.OpCounts) error {
 		if err := wr.em.emit(ctx, msgs, func(st *checkpoint.State) { place(st, last) }); err != nil {
 			return err
@@ -121,9 +122,9 @@ func droppedOf(srcs []*windowSource) (dropped []string) {
 type windowSource struct {
 	wr    *windowReader
 	t     *tableInfo
-	w     window
-	now   *bound          // the Doris time w's end came from, for the first attempt
-	skip  *checkpoint.Pos // the last row handed on (or delivered before)
+	w     windowplan.Window
+	now   *windowplan.Bound // the Doris time w's end came from, for the first attempt
+	skip  *checkpoint.Pos   // the last row handed on (or delivered before)
 	convs *changes.Converters
 	// catchUp: a table's own read before it joins the chain, whose rows
 	// say so (doris_phase).
@@ -144,7 +145,7 @@ type windowSource struct {
 
 // newSource reads t's part of w; ctx is the window read's, on which its
 // converters resolve schemas.
-func (wr *windowReader) newSource(ctx context.Context, t *tableInfo, w window, now *bound, skip *checkpoint.Pos, catchUp bool) *windowSource {
+func (wr *windowReader) newSource(ctx context.Context, t *tableInfo, w windowplan.Window, now *windowplan.Bound, skip *checkpoint.Pos, catchUp bool) *windowSource {
 	s := &windowSource{wr: wr, t: t, w: w, now: now, skip: skip, catchUp: catchUp, out: make(chan *changes.Batch), done: make(chan struct{})}
 	s.convs = changes.NewConverters(func() *changes.Converter { return s.newConverter(ctx) })
 	return s
@@ -159,7 +160,7 @@ func (s *windowSource) newConverter(ctx context.Context) *changes.Converter {
 	rc := changes.NewConverter(changes.Table{DB: name.db, Name: name.table, Key: name.key}, opts, resolve)
 	rc.CatchUp = s.catchUp
 	if s.wr.conf.DebugMetadata {
-		rc.DebugWindow = &changes.Window{Start: s.w.start.String(), End: s.w.end.String()}
+		rc.DebugWindow = &changes.Window{Start: s.w.Start.String(), End: s.w.End.String()}
 	}
 	return rc
 }
@@ -202,8 +203,8 @@ func (s *windowSource) run(ctx context.Context) {
 	defer close(s.done)
 	defer close(s.out)
 	rt := newWindowRetry(s.wr.conf, s.wr.log, s.wr.m.windowRetries, s.t.name.key, s.w)
-	defer s.wr.m.windowRetries.done(rt)
-	pieces := []window{s.w}
+	defer s.wr.m.windowRetries.Done(rt)
+	pieces := []windowplan.Window{s.w}
 	now := s.now
 	gapAccepted := false // binlog_on_expired: continue already applied
 	for len(pieces) > 0 {
@@ -229,25 +230,25 @@ func (s *windowSource) run(ctx context.Context) {
 			s.dropped = true
 			return
 		}
-		step, ferr := rt.classify(err, pieces[0])
+		step, ferr := rt.Classify(err, pieces[0])
 		if ferr != nil {
 			s.err = ferr
 			return
 		}
-		if step.split {
-			halves, _ := splitWindow(pieces[0])
+		if step.Split {
+			halves, _ := windowplan.Split(pieces[0])
 			pieces = append(halves[:], pieces[1:]...)
 		}
-		if err := doris.Sleep(ctx, step.wait); err != nil {
+		if err := doris.Sleep(ctx, step.Wait); err != nil {
 			s.err = err
 			return
 		}
 	}
-	rt.recovered()
+	rt.Recovered()
 }
 
 // attempt checks piece against the binlog retention and reads it once.
-func (s *windowSource) attempt(ctx context.Context, piece window, now *bound, gapAccepted *bool) error {
+func (s *windowSource) attempt(ctx context.Context, piece windowplan.Window, now *windowplan.Bound, gapAccepted *bool) error {
 	if err := s.checkRetention(ctx, piece, now, gapAccepted); err != nil {
 		return err
 	}
@@ -257,7 +258,7 @@ func (s *windowSource) attempt(ctx context.Context, piece window, now *bound, ga
 // checkRetention runs the expiry guard until it accepts a gap
 // (binlog_on_expired: continue); from then on the source's attempts read
 // on without counting or logging that gap again.
-func (s *windowSource) checkRetention(ctx context.Context, piece window, now *bound, gapAccepted *bool) error {
+func (s *windowSource) checkRetention(ctx context.Context, piece windowplan.Window, now *windowplan.Bound, gapAccepted *bool) error {
 	if *gapAccepted {
 		return nil
 	}
@@ -287,9 +288,9 @@ func (s *windowSource) gone(ctx context.Context) bool {
 // a table that waits for the others to the batch the merge holds and the
 // one decoded next. That wait is the output's time, not the query's: it
 // stops the request_query_timeout clock.
-func (s *windowSource) read(ctx context.Context, piece window) error {
+func (s *windowSource) read(ctx context.Context, piece windowplan.Window) error {
 	name := s.t.name
-	sql := doris.IncrSQLWhere(name.db, name.table, s.wr.conf.ReadFields, piece.start.String(), piece.end.String(), s.wr.conf.IncrementType,
+	sql := doris.IncrSQLWhere(name.db, name.table, s.wr.conf.ReadFields, piece.Start.String(), piece.End.String(), s.wr.conf.IncrementType,
 		doris.BinlogCondition(s.wr.conf.IgnoreUpdateBefore, s.wr.conf.BinlogFilter))
 	err := s.wr.c.onSession(ctx, s.wr.conf.QueryTimeout, func(qctx context.Context, fc *flight.Client) error {
 		err := fc.Query(qctx, sql, func(rec arrow.RecordBatch) error {
@@ -307,7 +308,7 @@ func (s *windowSource) read(ctx context.Context, piece window) error {
 		return err
 	})
 	if err != nil {
-		return fmt.Errorf("binlog window [%s, %s) of %s: %w", piece.start, piece.end, name.key, err)
+		return fmt.Errorf("binlog window [%s, %s) of %s: %w", piece.Start, piece.End, name.key, err)
 	}
 	return nil
 }
@@ -332,6 +333,16 @@ func (s *windowSource) send(ctx context.Context, b *changes.Batch) error {
 	}
 }
 
+// newWindowRetry starts the retry rule (package windowplan) for window w
+// of table, with the limits of conf.
+func newWindowRetry(conf *Config, log *service.Logger, ages *windowplan.Ages, table string, w windowplan.Window) *windowplan.Retry {
+	limits := windowplan.RetryConfig{
+		QueryTimeout: conf.QueryTimeout, ExecMemLimit: conf.ExecMemLimit, Retries: conf.Retries,
+		VisibleWaitTimeout: conf.VisibleWaitTimeout, CheckpointKey: conf.CheckpointKey, CheckpointCache: conf.CheckpointCache,
+	}
+	return windowplan.NewRetry(limits, log, ages, table, w)
+}
+
 // timedOut tells a query that ran out of time apart by whose time it was.
 // request_query_timeout counts only the time spent waiting on Doris, so
 // its running out means the part is too slow to read. Doris's own
@@ -341,11 +352,11 @@ func (s *windowSource) send(ctx context.Context, b *changes.Batch) error {
 // was slow, and the part is not taken for too large.
 func (s *windowSource) timedOut(qctx context.Context, err error) error {
 	if queryTimeRanOut(qctx) {
-		return &queryTimeoutError{timeout: s.wr.conf.QueryTimeout, err: err}
+		return &windowplan.QueryTimeoutError{Timeout: s.wr.conf.QueryTimeout, Err: err}
 	}
 	if flight.ClassifyLimit(err) == flight.Timeout {
 		if waited, held := queryTimes(qctx); held >= waited {
-			return &outputHeldError{waited: waited, held: held, err: err}
+			return &windowplan.OutputHeldError{Waited: waited, Held: held, Err: err}
 		}
 	}
 	return err
@@ -354,11 +365,11 @@ func (s *windowSource) timedOut(qctx context.Context, err error) error {
 // newPairer gives the update merger of window w, nil without
 // binlog_merge_updates. Half pairs are counted each and warned about at a
 // bounded rate (changes.HalfPairLog).
-func (wr *windowReader) newPairer(w window) *changes.Pairer {
+func (wr *windowReader) newPairer(w windowplan.Window) *changes.Pairer {
 	if !wr.conf.MergeUpdates {
 		return nil
 	}
-	win := changes.Window{Start: w.start.String(), End: w.end.String()}
+	win := changes.Window{Start: w.Start.String(), End: w.End.String()}
 	return changes.NewPairer(func(pos checkpoint.Pos, reason string) {
 		wr.m.unpairedUpdates.Incr(1, pos.Table)
 		wr.halves.Note(pos.Table, win, pos, reason)

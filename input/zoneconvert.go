@@ -8,13 +8,14 @@ import (
 
 	"github.com/rpconnect-doris/rpconnect-doris/doris"
 	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
+	"github.com/rpconnect-doris/rpconnect-doris/input/windowplan"
 )
 
 // scanTimestampBound converts scan_timestamp, a wall-clock time in the FE's
 // time zone, to a UTC window bound once at start by asking the FE. A time in
 // a repeated hour means its first occurrence; a time the clocks skip is a
 // config error, since no instant is the one the user meant.
-func (s *startup) scanTimestampBound(ctx context.Context) (bound, error) {
+func (s *startup) scanTimestampBound(ctx context.Context) (windowplan.Bound, error) {
 	lt, err := doris.ResolveScanTimestamp(ctx, s.c.rest, s.conf.ScanTimestamp)
 	if skipped := (*doris.SkippedTimeError)(nil); errors.As(err, &skipped) {
 		return 0, fatalf("%v", err)
@@ -22,7 +23,7 @@ func (s *startup) scanTimestampBound(ctx context.Context) (bound, error) {
 	if err != nil {
 		return 0, err
 	}
-	start := boundAt(lt.EpochMs)
+	start := windowplan.BoundAt(lt.EpochMs)
 	s.log.Infof("%s %s in the Doris FE time zone %s is %s %s", doris.ScanTimestampField, lt.Text, lt.Zone, start, windowZoneLabel)
 	return start, nil
 }
@@ -46,7 +47,7 @@ func (s *startup) convertToUTC(ctx context.Context, st *checkpoint.State) error 
 		if err != nil {
 			return checkpoint.Bound{}, fmt.Errorf("converting checkpoint time %s from the Doris FE time zone to UTC: %w", text, err)
 		}
-		out := boundAt(lt.EpochMs)
+		out := windowplan.BoundAt(lt.EpochMs)
 		note := fmt.Sprintf("%s -> %s %s", text, out, windowZoneLabel)
 		switch {
 		case !lt.Exists:
@@ -54,9 +55,9 @@ func (s *startup) convertToUTC(ctx context.Context, st *checkpoint.State) error 
 		case repeatedHour(c.zone, text, lt.EpochMs):
 			note += " (in a repeated hour: the earlier instant, so that hour is read again rather than skipped)"
 		}
-		seen[fe] = out.stored()
+		seen[fe] = out.Stored()
 		notes = append(notes, note)
-		return out.stored(), nil
+		return out.Stored(), nil
 	})
 	if err != nil {
 		return err

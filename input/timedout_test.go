@@ -3,27 +3,15 @@ package input
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 	"testing"
 	"time"
-)
 
-// Our own query timeout names the setting to raise, keeps its cause, and is
-// told apart from other deadlines.
-func TestQueryTimeoutErrorNamesTheSetting(t *testing.T) {
-	qe := &queryTimeoutError{timeout: 90 * time.Second, err: context.DeadlineExceeded}
-	if got := qe.Error(); !strings.Contains(got, "request_query_timeout 1m30s ran out") || !strings.Contains(got, "deadline exceeded") {
-		t.Fatalf("error text %q, want the setting, its value and the cause", got)
-	}
-	wrapped := fmt.Errorf("binlog window of db.t: %w", qe)
-	if !isQueryTimeout(wrapped) || !errors.Is(wrapped, context.DeadlineExceeded) {
-		t.Fatalf("wrapped %v: isQueryTimeout %v, Is(DeadlineExceeded) %v; want both", wrapped, isQueryTimeout(wrapped), errors.Is(wrapped, context.DeadlineExceeded))
-	}
-	if isQueryTimeout(context.DeadlineExceeded) {
-		t.Fatalf("a bare deadline counts as request_query_timeout")
-	}
-}
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/rpconnect-doris/rpconnect-doris/input/windowplan"
+)
 
 // Doris's query_timeout is the output's doing when the reader held the
 // query at least as long as it waited on Doris; otherwise, and for every
@@ -39,7 +27,7 @@ func TestTimedOutTellsWhoseTimeItWas(t *testing.T) {
 		t.Fatal(err)
 	}
 	err := s.timedOut(held, dorisTimeout)
-	if !isOutputHeld(err) || !strings.Contains(err.Error(), "held the query") || !strings.Contains(err.Error(), "[TIMEOUT]") {
+	if !windowplan.IsOutputHeld(err) || !strings.Contains(err.Error(), "held the query") || !strings.Contains(err.Error(), "[TIMEOUT]") {
 		t.Fatalf("a held query's Doris timeout gave %v, want it put down to the output", err)
 	}
 	if other := errors.New("connection reset"); s.timedOut(held, other) != other {
@@ -49,14 +37,20 @@ func TestTimedOutTellsWhoseTimeItWas(t *testing.T) {
 	waited, stopWaited := startQueryClock(context.Background(), time.Hour)
 	defer stopWaited()
 	time.Sleep(20 * time.Millisecond)
-	if err := s.timedOut(waited, dorisTimeout); isOutputHeld(err) || isQueryTimeout(err) {
+	if err := s.timedOut(waited, dorisTimeout); windowplan.IsOutputHeld(err) || windowplan.IsQueryTimeout(err) {
 		t.Fatalf("a Doris timeout of a query never held gave %v, want it as Doris sent it", err)
 	}
 
 	out, stopOut := startQueryClock(context.Background(), time.Millisecond)
 	defer stopOut()
 	<-out.Done()
-	if err := s.timedOut(out, dorisTimeout); !isQueryTimeout(err) {
+	if err := s.timedOut(out, dorisTimeout); !windowplan.IsQueryTimeout(err) {
 		t.Fatalf("our clock ran out: %v, want request_query_timeout", err)
 	}
+}
+
+// flightText is how a non-window Doris error reaches the input over Arrow
+// Flight: INTERNAL, with the FE's errCode/detailMessage text.
+func flightText(msg string) error {
+	return status.Errorf(codes.Internal, "get flight info statement failed, errCode = 2, detailMessage = %s, error code: 1105, error msg: %s", msg, msg)
 }

@@ -1,4 +1,4 @@
-package input
+package windowplan
 
 import (
 	"sync"
@@ -6,34 +6,34 @@ import (
 	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
 )
 
-// plannedEnds are the window ends chosen beyond the committed position.
+// Ends are the window ends chosen beyond the committed position.
 // Each is saved with the checkpoint before the first row of its window goes
 // out, so that after a crash the input reads exactly the same windows again
 // and emits exactly the same batches: an output that derives a load label
 // from a batch's positions (doris_load) then sees the same labels and
-// Doris drops the repeated loads.
-type plannedEnds struct {
+// Doris drops the repeated loads. The zero Ends is ready to use.
+type Ends struct {
 	mu   sync.Mutex
-	ends []bound // ascending
+	ends []Bound // ascending
 }
 
-// restore takes the ends a stored checkpoint planned (their text was
+// Restore takes the ends a stored checkpoint planned (their text was
 // checked, ascending, where the checkpoint was decoded).
-func (p *plannedEnds) restore(st *checkpoint.State) {
+func (p *Ends) Restore(st *checkpoint.State) {
 	if st == nil || st.Stream == nil {
 		return
 	}
-	ends := make([]bound, 0, len(st.Stream.Planned))
+	ends := make([]Bound, 0, len(st.Stream.Planned))
 	for _, e := range st.Stream.Planned {
-		ends = append(ends, boundOf(e))
+		ends = append(ends, BoundOf(e))
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.ends = ends
 }
 
-// next returns the planned end of the window that starts at start.
-func (p *plannedEnds) next(start bound) (bound, bool) {
+// Next returns the planned end of the window that starts at start.
+func (p *Ends) Next(start Bound) (Bound, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, e := range p.ends {
@@ -44,7 +44,9 @@ func (p *plannedEnds) next(start bound) (bound, bool) {
 	return 0, false
 }
 
-func (p *plannedEnds) add(end bound) {
+// Add plans end; an end that is not past the last one planned is
+// dropped, so the ends stay ascending.
+func (p *Ends) Add(end Bound) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if n := len(p.ends); n == 0 || p.ends[n-1] < end {
@@ -52,17 +54,17 @@ func (p *plannedEnds) add(end bound) {
 	}
 }
 
-// attach writes into st the ends beyond its own window, forgetting those
-// it has passed. A window without a start forgets nothing; the save then
-// fails on it loudly (checkpoint validation).
-func (p *plannedEnds) attach(st *checkpoint.State) *checkpoint.State {
+// Attach writes into a copy of st the ends beyond its own window,
+// forgetting those it has passed. A window without a start forgets
+// nothing; the save then fails on it loudly (checkpoint validation).
+func (p *Ends) Attach(st *checkpoint.State) *checkpoint.State {
 	if st.Stream == nil {
 		return st
 	}
-	cur, open, err := windowOf("binlog stream window", st.Stream)
-	pos := cur.end
+	cur, open, err := WindowOf("binlog stream window", st.Stream)
+	pos := cur.End
 	if open {
-		pos = cur.start
+		pos = cur.Start
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -77,7 +79,7 @@ func (p *plannedEnds) attach(st *checkpoint.State) *checkpoint.State {
 	w := *st.Stream
 	w.Planned = nil
 	for _, e := range keep {
-		w.Planned = append(w.Planned, e.stored())
+		w.Planned = append(w.Planned, e.Stored())
 	}
 	cp.Stream = &w
 	return &cp

@@ -1,4 +1,4 @@
-package input
+package windowplan
 
 import (
 	"errors"
@@ -14,7 +14,7 @@ func TestRetryAgeIsTheOldestOpenIncident(t *testing.T) {
 	ages := a.ages
 	clock := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
 	ages.now = func() time.Time { return clock }
-	b := newWindowRetry(a.conf, a.log, ages, "db.u", a.w)
+	b := NewRetry(a.conf, a.log, ages, "db.u", a.w)
 	age := func() int64 {
 		ages.mu.Lock()
 		defer ages.mu.Unlock()
@@ -25,20 +25,20 @@ func TestRetryAgeIsTheOldestOpenIncident(t *testing.T) {
 	if got := age(); got != 0 {
 		t.Fatalf("age %d with no incident, want 0", got)
 	}
-	_, _ = a.classify(refused, a.w)
+	_, _ = a.Classify(refused, a.w)
 	clock = clock.Add(10 * time.Second)
-	_, _ = b.classify(refused, b.w)
+	_, _ = b.Classify(refused, b.w)
 	clock = clock.Add(20 * time.Second)
-	_, _ = a.classify(refused, a.w) // a's second failure: still failing since t0
+	_, _ = a.Classify(refused, a.w) // a's second failure: still failing since t0
 	if got := age(); got != 30 {
 		t.Fatalf("age %d, want 30 (a failing since 30s)", got)
 	}
-	a.recovered()
+	a.Recovered()
 	if got := age(); got != 20 {
 		t.Fatalf("age %d after a recovered, want 20 (b failing since 20s)", got)
 	}
-	a.recovered() // harmless again
-	b.recovered()
+	a.Recovered() // harmless again
+	b.Recovered()
 	if got := age(); got != 0 {
 		t.Fatalf("age %d after both recovered, want 0", got)
 	}
