@@ -20,9 +20,9 @@ type Report struct {
 	SavedAt    time.Time `json:"saved_at"`
 	// SavedAgoSeconds is how long ago an input last saved, by this
 	// machine's clock; null for a state that records no save time.
-	SavedAgoSeconds *float64     `json:"saved_ago_seconds"`
-	Chain           *ChainReport `json:"chain,omitempty"`
-	Doris           DorisReport  `json:"doris"`
+	SavedAgoSeconds *float64      `json:"saved_ago_seconds"`
+	Chain           *ChainReport  `json:"chain,omitempty"`
+	Doris           DorisReport   `json:"doris"`
 	Tables          []TableReport `json:"tables"`
 }
 
@@ -43,7 +43,9 @@ type DorisReport struct {
 	Now   time.Time `json:"now"`
 }
 
-// Position is where a table resumes: every change up to it was delivered.
+// Position is where a table resumes: TSO is the first TSO whose changes
+// are still (partly) to be delivered. With LSN set, the rows of that TSO up
+// to the last delivered row (of Table, at LSN) were delivered.
 type Position struct {
 	TSO int64 `json:"tso"`
 	// Time is the TSO's physical time, yyyy-MM-dd HH:mm:ss.SSS UTC.
@@ -154,6 +156,10 @@ func windowPosition(w *checkpoint.Window, table string) *Position {
 func lastPosition(last *checkpoint.Pos) *Position {
 	if last == nil {
 		return nil
+	}
+	if *last == checkpoint.LastBefore(last.Table, last.TSO+1) {
+		// Set by `offsets set --tso`: no row, the table resumes at the TSO.
+		return &Position{TSO: last.TSO + 1, Time: formatTSO(last.TSO + 1)}
 	}
 	lsn := last.LSN
 	return &Position{TSO: last.TSO, Time: formatTSO(last.TSO), Table: last.Table, LSN: &lsn}

@@ -78,7 +78,7 @@ func writeReport(w io.Writer, r *Report) error {
 		fmt.Fprintf(w, "Doris unreachable (%s): binlog TTLs unknown; ages by this machine's clock\n", r.Doris.Error)
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "TABLE\tPHASE\tTSO\tTIME (UTC)\tLSN\tSNAPSHOT TABLETS DONE\tAGE\tTTL\tHEADROOM")
+	fmt.Fprintln(tw, "TABLE\tPHASE\tRESUME TSO\tTIME (UTC)\tLSN\tSNAPSHOT TABLETS DONE\tAGE\tTTL\tHEADROOM")
 	for _, t := range r.Tables {
 		tso, at, lsn, age, ttl, headroom := "-", "-", "-", "-", "-", "-"
 		if p := t.Position; p != nil {
@@ -105,7 +105,11 @@ func writeReport(w io.Writer, r *Report) error {
 		if t.Error != "" {
 			ttl = "? (" + t.Error + ")"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", t.Table, t.Phase, tso, at, lsn, t.SnapshotDoneTablets, age, ttl, headroom)
+		snap := "-"
+		if t.Phase == "snapshot" {
+			snap = strconv.Itoa(t.SnapshotDoneTablets)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.Table, t.Phase, tso, at, lsn, snap, age, ttl, headroom)
 	}
 	return tw.Flush()
 }
