@@ -123,3 +123,32 @@ func TestResnapshotCatchesUpFromTheChainWithoutHoldingIt(t *testing.T) {
 		t.Fatal("the other table left the chain")
 	}
 }
+
+// SaveEdit keeps saved_at, the input's last save, which tells the offsets
+// command whether an input runs; Save stamps the current time.
+func TestSaveEditKeepsSavedAt(t *testing.T) {
+	res := mockRes()
+	s := NewStore(res, "cp", testKey)
+	st := moveFixture(t)
+	if err := s.Save(testCtx(t), st); err != nil {
+		t.Fatal(err)
+	}
+	saved := st.SavedAt
+	if saved.IsZero() {
+		t.Fatal("Save left saved_at unset")
+	}
+	edit := st.Clone()
+	if err := edit.Resnapshot("d.a"); err != nil {
+		t.Fatal(err)
+	}
+	if err := NewStore(res, "cp", testKey).SaveEdit(testCtx(t), edit); err != nil {
+		t.Fatal(err)
+	}
+	got, _, err := NewStore(res, "cp", testKey).Load(testCtx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.SavedAt.Equal(saved) || got.Seq != st.Seq+1 || got.Tables["d.a"].Phase != PhaseSnapshot {
+		t.Fatalf("after SaveEdit: saved_at %v seq %d phase %s; want saved_at %v, seq %d, the edit", got.SavedAt, got.Seq, got.Tables["d.a"].Phase, saved, st.Seq+1)
+	}
+}

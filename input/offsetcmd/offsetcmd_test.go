@@ -252,4 +252,44 @@ func TestNoCheckpointAndKeys(t *testing.T) {
 	if tg.Key != checkpoint.TableKey("d", "a") {
 		t.Fatalf("key %q, want %q", tg.Key, checkpoint.TableKey("d", "a"))
 	}
+	// A checkpoint still under an earlier build's key is named, not edited.
+	legacy := checkpoint.LegacyTableKey("d", "a")
+	conf = strings.Replace(conf, "memory: {}", fmt.Sprintf("file: {directory: %q}", dir), 1)
+	if err := os.WriteFile(path, []byte(conf), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	b, err := checkpoint.Encode(stored(t, time.Time{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, legacy), b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tg = mustOpen(t, path)
+	_, err = tg.Reset(context.Background(), []string{"d.a"}, EditOptions{})
+	if err == nil || !strings.Contains(err.Error(), legacy) || !strings.Contains(err.Error(), "carry it over") {
+		t.Fatalf("got %v; want the earlier key %s named", err, legacy)
+	}
+}
+
+func TestTwoInputsNeedALabel(t *testing.T) {
+	dir := t.TempDir()
+	path := writeConfig(t, dir, stored(t, time.Time{}))
+	res := filepath.Join(dir, "res.yaml")
+	other := "input_resources:\n  - label: second\n    doris_binlog:\n      fenodes: 127.0.0.1:1\n      table_identifier: d.c\n      username: root\n      checkpoint_cache: cp\n"
+	if err := os.WriteFile(res, []byte(other), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Open(context.Background(), Options{ConfigPath: path, ResourcePaths: []string{res}})
+	if err == nil || !strings.Contains(err.Error(), "--input-label") || !strings.Contains(err.Error(), `"second"`) {
+		t.Fatalf("got %v; want a request for --input-label listing the labels", err)
+	}
+	tg, err := Open(context.Background(), Options{ConfigPath: path, ResourcePaths: []string{res}, InputLabel: "second"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close(context.Background())
+	if tg.Key != checkpoint.TableKey("d", "c") {
+		t.Fatalf("key %q: the labelled input's key was not used", tg.Key)
+	}
 }
