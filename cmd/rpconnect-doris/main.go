@@ -2,6 +2,9 @@
 // of the benthos pure and io components plus the doris_binlog input, the
 // doris_load output, the doris cache and the prometheus metrics exporter.
 //
+// Beyond Benthos's commands it has `offsets`, which shows and changes where
+// a stopped pipeline's doris_binlog input resumes (offsets.go).
+//
 // Benthos makes `prometheus` the default metrics type whenever an exporter of
 // that name is registered, so a config without a `metrics` section is served
 // at /metrics here.
@@ -36,5 +39,6 @@ func main() {
 		// kafka_franz exactly_once needs pipeline.threads 1, which its own
 		// lint rule cannot see.
 		service.CLIOptOnConfigParse(kafka.CheckPipeline),
+		service.CLIOptAddCommand(offsetsCommand()),
 	)
 }

@@ -57,6 +57,23 @@ func (s *Store) BackupKey() string { return s.key + BackupSuffix }
 // that a write torn by a crash always leaves one intact copy. st.Seq and
 // st.SavedAt are updated to the values written.
 func (s *Store) Save(ctx context.Context, st *State) error {
+	return s.save(ctx, st, time.Time{})
+}
+
+// SaveEdit is Save for a state an operator changed while no input ran
+// (`rpconnect-doris offsets`): it keeps st.SavedAt, the time the input
+// last saved, so that saved_at keeps telling whether an input is running
+// on the checkpoint.
+func (s *Store) SaveEdit(ctx context.Context, st *State) error {
+	if st == nil {
+		return s.save(ctx, st, time.Time{})
+	}
+	return s.save(ctx, st, st.SavedAt)
+}
+
+// save writes st stamped with savedAt, or with the current time when
+// savedAt is zero.
+func (s *Store) save(ctx context.Context, st *State, savedAt time.Time) error {
 	if st == nil {
 		return fmt.Errorf("save checkpoint %q in cache %q: state is nil", s.key, s.cacheName)
 	}
@@ -65,7 +82,10 @@ func (s *Store) Save(ctx context.Context, st *State) error {
 
 	cp := *st
 	cp.Seq = max(cp.Seq, s.lastSeq) + 1
-	cp.SavedAt = s.now().UTC()
+	cp.SavedAt = savedAt
+	if savedAt.IsZero() {
+		cp.SavedAt = s.now().UTC()
+	}
 	b, err := s.enc.encode(&cp)
 	if err != nil {
 		return doris.Permanent(fmt.Errorf("save checkpoint %q in cache %q: %w", s.key, s.cacheName, err))
