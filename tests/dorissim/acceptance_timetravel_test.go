@@ -167,6 +167,27 @@ func TestAcceptanceTimeTravelDuplicate(t *testing.T) {
 
 func sorted(rows [][]string) [][]string { sortRows(rows); return rows }
 
+// TestAcceptanceTimeTravelQueryPlan: _query_plan accepts the split query
+// with the snapshot clause and lists the same tablets as without it.
+func TestAcceptanceTimeTravelQueryPlan(t *testing.T) {
+	f := newTTFixture(t, Config{})
+	for _, q := range []string{"SELECT `k` FROM `tt`.`dup`", fmt.Sprintf("SELECT `k` FROM `tt`.`dup` FOR VERSION AS OF %d", f.x1)} {
+		code, out := httpDo(t, f.s, "POST", "/api/tt/dup/_query_plan", fmt.Sprintf(`{"sql": %q}`, q), nil)
+		if code != 200 || !strings.Contains(string(out), `"status":200`) {
+			t.Fatalf("%s: %d %s", q, code, out)
+		}
+		for _, id := range f.tablets(t, "dup") {
+			if !strings.Contains(string(out), fmt.Sprintf(`"%d":`, id)) {
+				t.Fatalf("%s: plan %s lacks tablet %d", q, out, id)
+			}
+		}
+	}
+	code, out := httpDo(t, f.s, "POST", "/api/tt/plain/_query_plan", fmt.Sprintf(`{"sql": "SELECT k FROM tt.plain FOR VERSION AS OF %d"}`, f.x1), nil)
+	if code != 200 || !strings.Contains(string(out), "requires row binlog") {
+		t.Fatalf("plan of a table without binlog: %d %s", code, out)
+	}
+}
+
 // TestAcceptanceTimeTravelMergeOnWrite: a merge-on-write table with
 // historical values read as of x shows each key's value at x: updated keys
 // their old value, a deleted and re-inserted key its pre-delete value, a key
