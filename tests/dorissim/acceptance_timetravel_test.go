@@ -344,3 +344,33 @@ func setFault(t *testing.T, s *Server, body string) {
 		t.Fatalf("POST /api/_sim/faults %s: %d %s", body, code, out)
 	}
 }
+
+// TestAcceptanceTimeTravelMissesUnpublished: a time-travel read plans at
+// the partitions' visible versions and does not wait for publishes
+// (docs/time-travel.md §1.4), so a commit at or before X whose publish is
+// still pending is missing from the read until it is published; this is
+// what the input's @incr fence is for.
+func TestAcceptanceTimeTravelMissesUnpublished(t *testing.T) {
+	f := newTTFixture(t, Config{})
+	h, err := f.s.Store().HoldPublish("tt", "dup")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Release()
+	mustExecAll(t, f.s, "INSERT INTO tt.dup VALUES (5, 50)")
+	x := f.s.Store().CommittedTSO().Value
+	if h.Held() != 1 {
+		t.Fatalf("%d commits held, want the INSERT's", h.Held())
+	}
+	q := splitSQL("dup", "k", x, f.tablets(t, "dup"), "k = 5")
+	if got := f.bothRows(t, q); len(got) != 0 {
+		t.Fatalf("as of the held commit's TSO: %v, want it missing", got)
+	}
+	if !h.Scanned() {
+		t.Fatal("the hold did not see the time-travel read")
+	}
+	h.Release()
+	if got := rowsText(f.bothRows(t, q)); got != "5" {
+		t.Fatalf("after the publish: %s", got)
+	}
+}
