@@ -67,6 +67,19 @@ func (s *Store) scanTSO(db, name string, tablets []int64, asOf int64, withTSO, t
 		return nil, err
 	}
 	s.noteScan(t)
+	switch {
+	case withTSO: // each row's commit TSO needs the whole log
+	case t.def.Keys == UniqueKeys:
+		rows, err := uniqueRowsAsOf(t, tbs, asOf)
+		if err != nil {
+			return nil, err
+		}
+		return newChunkIter(rows), nil
+	default:
+		if rows, ok := dupRowsAsOf(t, tbs, asOf); ok {
+			return newChunkIter(rows), nil
+		}
+	}
 	var chunks [][]stampedRow
 	if t.def.Keys == UniqueKeys {
 		chunks, err = uniqueAsOf(t, tbs, asOf)
