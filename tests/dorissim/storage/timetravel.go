@@ -68,7 +68,7 @@ func (s *Store) scanTSO(db, name string, tablets []int64, asOf int64, withTSO, t
 	}
 	s.noteScan(t)
 	switch {
-	case withTSO: // each row's commit TSO needs the whole log
+	case withTSO: // below, with each row's commit TSO
 	case t.def.Keys == UniqueKeys:
 		rows, err := uniqueRowsAsOf(t, tbs, asOf)
 		if err != nil {
@@ -81,9 +81,12 @@ func (s *Store) scanTSO(db, name string, tablets []int64, asOf int64, withTSO, t
 		}
 	}
 	var chunks [][]stampedRow
-	if t.def.Keys == UniqueKeys {
+	switch {
+	case t.def.Keys == UniqueKeys && !travel:
+		chunks, err = s.uniqueWithCommitTSO(t, tbs)
+	case t.def.Keys == UniqueKeys:
 		chunks, err = uniqueAsOf(t, tbs, asOf)
-	} else {
+	default:
 		chunks, err = dupAsOf(t, tbs, asOf)
 	}
 	if err != nil {

@@ -84,6 +84,11 @@ func TestUniqueRowsAsOfMatchesTheBinlog(t *testing.T) {
 			return nil
 		}).Value
 		targets = append(targets, tso-1, tso, tso+1)
+		// The commit-TSO index follows the log commit by commit.
+		got := fmt.Sprint(drain(t, mustIter(t)(s.ScanWithCommitTSO("db", "tt_mow", nil))))
+		if want := wholeLogWithCommitTSO(t, s); got != want {
+			t.Fatalf("after commit %d:\nindex     %s\nwhole log %s", c, got, want)
+		}
 	}
 	info, err := s.Table("db", "tt_mow")
 	if err != nil {
@@ -101,4 +106,27 @@ func TestUniqueRowsAsOfMatchesTheBinlog(t *testing.T) {
 			}
 		}
 	}
+}
+
+// wholeLogWithCommitTSO is the current rows of tt_mow with their commit
+// TSOs, rebuilt from the whole binlog.
+func wholeLogWithCommitTSO(t *testing.T, s *Store) string {
+	t.Helper()
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	tb, err := s.lookup("db", "tt_mow")
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunks, err := uniqueAsOf(tb, tb.tablets, math.MaxInt64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows [][]any
+	for _, c := range chunks {
+		for _, r := range c {
+			rows = append(rows, append(append([]any(nil), r.row...), r.tso))
+		}
+	}
+	return fmt.Sprint(rows)
 }
