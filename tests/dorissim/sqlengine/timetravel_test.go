@@ -141,3 +141,37 @@ func sortedCopy(xs []string) []string {
 	sort.Strings(out)
 	return out
 }
+
+// TestRewriteTimeTravelWired: through rewriteDorisRefsIn, the snapshot
+// clause, the commit-TSO column and the pre-time-travel FE rewrite as the
+// engine runs them.
+func TestRewriteTimeTravelWired(t *testing.T) {
+	cols := func(db, table string) []string { return []string{"k", "v"} }
+	has := func(db, table string) bool { return table != "plain" }
+	cases := []struct {
+		name, in, want string
+		env            rewriteEnv
+	}{
+		{"split", "SELECT `k` FROM `db`.`t` FOR VERSION AS OF 7  TABLET(1,2)  WHERE k > 1", "SELECT `k` FROM __doris_asof('t', 'db', 't', '7', '1', '2') AS `t`  WHERE k > 1",
+			rewriteEnv{cols: cols, hasCommitTSO: has}},
+		{"column named", "SELECT k, __DORIS_COMMIT_TSO_COL__ FROM t WHERE k = 1", "SELECT k, __DORIS_COMMIT_TSO_COL__ FROM __doris_tablet('t', 'd', 't', '+all_tablets', '+commit_tso') AS `t` WHERE k = 1",
+			rewriteEnv{cols: cols, hasCommitTSO: has}},
+		{"star hides it", "SELECT *, __DORIS_COMMIT_TSO_COL__ FROM t FOR VERSION AS OF 7", "SELECT `t`.`k`, `t`.`v`, __DORIS_COMMIT_TSO_COL__ FROM __doris_asof('t', 'd', 't', '7', '+commit_tso') AS `t`",
+			rewriteEnv{cols: cols, hasCommitTSO: has}},
+		{"show_hidden_columns", "SELECT * FROM t TABLET(3)", "SELECT * FROM __doris_tablet('t', 'd', 't', '3', '+commit_tso') AS `t`",
+			rewriteEnv{cols: cols, hasCommitTSO: has, showHidden: true}},
+		{"no binlog", "SELECT * FROM plain", "SELECT * FROM plain", rewriteEnv{cols: cols, hasCommitTSO: has, showHidden: true}},
+		{"not a query", "DELETE FROM t WHERE __DORIS_COMMIT_TSO_COL__ = 1", "DELETE FROM t WHERE __DORIS_COMMIT_TSO_COL__ = 1",
+			rewriteEnv{cols: cols, hasCommitTSO: has}},
+		{"old FE", "SELECT k FROM t FOR VERSION AS OF 7 TABLET(1) x", "SELECT k FROM __doris_tablet('x', 'd', 't', '1') x",
+			rewriteEnv{cols: cols, ignoreTimeTravel: true}},
+		{"old FE, every tablet", "SELECT k FROM t FOR TIME AS OF '2026-09-14 10:00:00'", "SELECT k FROM __doris_tablet('t', 'd', 't', '+all_tablets') AS `t`",
+			rewriteEnv{cols: cols, ignoreTimeTravel: true}},
+	}
+	for _, tc := range cases {
+		got, _, err := rewriteDorisRefsIn(tc.in, "d", tc.env)
+		if err != nil || got != tc.want {
+			t.Errorf("%s: rewrite %s\n got %s (%v)\nwant %s", tc.name, tc.in, got, err, tc.want)
+		}
+	}
+}

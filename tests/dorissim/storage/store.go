@@ -47,6 +47,7 @@ type Store struct {
 	holds          map[*table]*PublishHold // tables whose publishes are held (publish.go)
 	loads          map[int64]*loadEntry    // load txns by id, for _stream_load_2pc
 	partitions     partitionsState         // information_schema.partitions knobs (partition_versions.go)
+	commitTSOs     sync.Map                // *table -> *commitIndex (timetravel_tso.go)
 
 	groupMu sync.Mutex
 	groups  map[string]*groupBatch // open group commit batch per db\x00table

@@ -67,10 +67,26 @@ func (s *Store) scanTSO(db, name string, tablets []int64, asOf int64, withTSO, t
 		return nil, err
 	}
 	s.noteScan(t)
+	switch {
+	case withTSO: // below, with each row's commit TSO
+	case t.def.Keys == UniqueKeys:
+		rows, err := uniqueRowsAsOf(t, tbs, asOf)
+		if err != nil {
+			return nil, err
+		}
+		return newChunkIter(rows), nil
+	default:
+		if rows, ok := dupRowsAsOf(t, tbs, asOf); ok {
+			return newChunkIter(rows), nil
+		}
+	}
 	var chunks [][]stampedRow
-	if t.def.Keys == UniqueKeys {
+	switch {
+	case t.def.Keys == UniqueKeys && !travel:
+		chunks, err = s.uniqueWithCommitTSO(t, tbs)
+	case t.def.Keys == UniqueKeys:
 		chunks, err = uniqueAsOf(t, tbs, asOf)
-	} else {
+	default:
 		chunks, err = dupAsOf(t, tbs, asOf)
 	}
 	if err != nil {
