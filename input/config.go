@@ -31,6 +31,7 @@ type Config struct {
 
 	OnExpired                 string // "continue"|"fail"
 	MergeUpdates              bool   // one "update" message per UB/UA pair
+	TransactionMarkers        bool   // begin/commit markers around each TSO's changes (txnmarks.go)
 	SkipIdleTables            bool   // leave tables whose partition versions did not move out of a window (idlewindow.go)
 	IgnoreUpdateBefore        bool   // UB rows filtered out in Doris
 	BinlogFilter              string // validated condition for every @incr query
@@ -186,6 +187,9 @@ func parseBinlog(pc *service.ParsedConfig, c *Config) error {
 	}
 	if c.IgnoreUpdateBefore, err = pc.FieldBool(fieldIgnoreUpdateBefore); err != nil {
 		return fieldErr(fieldIgnoreUpdateBefore, err)
+	}
+	if c.TransactionMarkers, err = pc.FieldBool(fieldTransactionMarkers); err != nil {
+		return fieldErr(fieldTransactionMarkers, err)
 	}
 	if pc.Contains(fieldBinlogFilter) {
 		if c.BinlogFilter, err = optString(pc, fieldBinlogFilter); err != nil {
