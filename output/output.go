@@ -112,6 +112,9 @@ var inOrderBackoff = doris.BackoffPolicy{Base: time.Second, Max: 30 * time.Secon
 // went back to Benthos, later batches would be loaded before it and an
 // older change could overwrite a newer one.
 func (o *dorisLoad) WriteBatch(ctx context.Context, batch service.MessageBatch) error {
+	if batch = withoutMarkers(batch); len(batch) == 0 {
+		return nil
+	}
 	parts, err := splitBatch(o.conf, batch)
 	if err != nil {
 		return err
