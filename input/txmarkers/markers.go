@@ -34,7 +34,7 @@ type Kind int8
 const (
 	Begin  Kind = -1 // before every change of its TSO
 	None   Kind = 0  // not a marker
-	Commit Kind = 1 // after every change of its TSO
+	Commit Kind = 1  // after every change of its TSO
 )
 
 // KindOf tells whether msg is a marker, and which, from its operation.

@@ -203,7 +203,9 @@ func TestTransactionMarkersDorisLoadIgnoresThem(t *testing.T) {
 	same := func(tbl string) bool {
 		return harness.Diff(harness.TableState(t, srv, "mk", tbl, "id", cols...), harness.TableState(t, srv, "mk_copy", tbl, "id", cols...)) == ""
 	}
-	runMarkers(t, conf, func() bool { return same("a") && same("b") && len(harness.TableState(t, srv, "mk_copy", "a", "id", cols...)) == 4 })
+	runMarkers(t, conf, func() bool {
+		return same("a") && same("b") && len(harness.TableState(t, srv, "mk_copy", "a", "id", cols...)) == 4
+	})
 }
 
 // kafka_franz drops the markers unless transaction_markers is set, with
