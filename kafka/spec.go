@@ -189,7 +189,8 @@ func recordFields() []*service.ConfigField {
 			Example(true).
 			Default(false),
 		service.NewBoolField(fieldTransactionMarkers).
-			Description("Write the transaction markers of `doris_binlog`'s `include_transaction_markers` (messages whose `operation` is `begin` or `commit`) as records like any other message, to the topic, key and partition their interpolations give: a marker has no `table` metadata, so route it on `operation` (for example `topic: '${! if [\"begin\", \"commit\"].contains(@operation) { \"doris.transactions\" } else { \"doris.\" + @table } }'`). " +
+			Description("Write the transaction markers of `doris_binlog`'s `include_transaction_markers` (messages whose `operation` is `begin` or `commit`, with `tso` and `transaction_id` but no `table`, `database_schema` or `key_columns`) as records like any other message, to the topic, key and partition their interpolations give. " +
+				"Interpolations that read `@table` or `@key_columns` must allow for them: give markers their own route, for example a `switch` processor case with `check: '[\"begin\", \"commit\"].contains(@operation)'` whose mapping sets `meta database_schema = \"shop\"`, `meta table = \"transactions\"` and `meta key_columns = []`, so that `topic: 'doris.${! @database_schema }.${! @table }'` sends them to one topic with an empty key (one partition, in order). " +
 				"When false (the default) markers are dropped and acknowledged, and only the changes are written. " +
 				"With `exactly_once`, a marker takes its place in the tail check by its TSO: a begin before every change of that TSO, a commit after them; so a transaction the input sends again from its begin after a restart leaves one begin, its changes and one commit in each partition, however many times it was sent. Markers of a table's catch-up read are written at least once, as its rows are.").
 			Example(true).
