@@ -311,6 +311,8 @@ func (c *Config) crossCheck() error {
 		return fieldErrf(fieldFilterQuery, "incremental scan modes (initial, latest, from-timestamp) do not support filter_query")
 	case !incr && c.BinlogFilter != "":
 		return fieldErrf(fieldBinlogFilter, "binlog_filter is only valid in incremental scan modes (initial, latest, from-timestamp)")
+	case !incr && c.TransactionMarkers:
+		return fieldErrf(fieldTransactionMarkers, "include_transaction_markers is only valid in incremental scan modes (initial, latest, from-timestamp): a snapshot has no transactions")
 	case c.MergeUpdates && c.IgnoreUpdateBefore:
 		return fieldErrf(fieldMergeUpdates, "binlog_merge_updates and binlog_ignore_update_before conflict: merging needs the update_before rows")
 	case incr && !c.UseFlightSQL:

@@ -152,3 +152,23 @@ func TestWindowReadMarksTransactions(t *testing.T) {
 		t.Fatalf("the window's last commit is placed at %v, want the last row at %d", last, tso2)
 	}
 }
+
+// Markers need a binlog phase: lint and the constructor both refuse them
+// in snapshot mode, naming the field; the incremental modes take them.
+func TestTransactionMarkersNeedABinlogPhase(t *testing.T) {
+	body := configYAML(with(nil, "include_transaction_markers", "true"))
+	if err := lintInput(t, body); err == nil || !strings.Contains(err.Error(), "include_transaction_markers is only valid in incremental scan modes") {
+		t.Errorf("lint error %v, want include_transaction_markers refused in snapshot mode\n%s", err, body)
+	}
+	if _, err := parseInput(t, body); err == nil || !strings.Contains(err.Error(), "field include_transaction_markers:") {
+		t.Errorf("parse error %v, want field include_transaction_markers", err)
+	}
+	body = configYAML(with(incr, "include_transaction_markers", "true"))
+	if err := lintInput(t, body); err != nil {
+		t.Errorf("lint of markers in an incremental mode: %v\n%s", err, body)
+	}
+	conf, err := parseInput(t, body)
+	if err != nil || !conf.TransactionMarkers {
+		t.Errorf("parse of markers in an incremental mode: %v, TransactionMarkers %v", err, conf != nil && conf.TransactionMarkers)
+	}
+}
