@@ -31,6 +31,7 @@ type Config struct {
 
 	OnExpired                 string // "continue"|"fail"
 	MergeUpdates              bool   // one "update" message per UB/UA pair
+	TransactionMarkers        bool   // begin/commit markers around each TSO's changes (txnmarks.go)
 	SkipIdleTables            bool   // leave tables whose partition versions did not move out of a window (idlewindow.go)
 	IgnoreUpdateBefore        bool   // UB rows filtered out in Doris
 	BinlogFilter              string // validated condition for every @incr query
@@ -187,6 +188,9 @@ func parseBinlog(pc *service.ParsedConfig, c *Config) error {
 	if c.IgnoreUpdateBefore, err = pc.FieldBool(fieldIgnoreUpdateBefore); err != nil {
 		return fieldErr(fieldIgnoreUpdateBefore, err)
 	}
+	if c.TransactionMarkers, err = pc.FieldBool(fieldTransactionMarkers); err != nil {
+		return fieldErr(fieldTransactionMarkers, err)
+	}
 	if pc.Contains(fieldBinlogFilter) {
 		if c.BinlogFilter, err = optString(pc, fieldBinlogFilter); err != nil {
 			return err
@@ -307,6 +311,8 @@ func (c *Config) crossCheck() error {
 		return fieldErrf(fieldFilterQuery, "incremental scan modes (initial, latest, from-timestamp) do not support filter_query")
 	case !incr && c.BinlogFilter != "":
 		return fieldErrf(fieldBinlogFilter, "binlog_filter is only valid in incremental scan modes (initial, latest, from-timestamp)")
+	case !incr && c.TransactionMarkers:
+		return fieldErrf(fieldTransactionMarkers, "include_transaction_markers is only valid in incremental scan modes (initial, latest, from-timestamp): a snapshot has no transactions")
 	case c.MergeUpdates && c.IgnoreUpdateBefore:
 		return fieldErrf(fieldMergeUpdates, "binlog_merge_updates and binlog_ignore_update_before conflict: merging needs the update_before rows")
 	case incr && !c.UseFlightSQL:

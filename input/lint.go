@@ -104,6 +104,7 @@ root = [
   if $mode == "from-timestamp" && this.scan_timestamp.or("") == "" { "scan_timestamp is required when scan_mode is from-timestamp" } else { "" },
   if $incr && this.filter_query.or("") != "" { "incremental scan modes (initial, latest, from-timestamp) do not support filter_query" } else { "" },
   if this.binlog_filter.or("") != "" && !$incr { "binlog_filter is only valid in incremental scan modes (initial, latest, from-timestamp)" } else { "" },
+  if this.include_transaction_markers.or(false) && !$incr { "include_transaction_markers is only valid in incremental scan modes (initial, latest, from-timestamp): a snapshot has no transactions" } else { "" },
   if this.binlog_merge_updates.or(false) && this.binlog_ignore_update_before.or(false) { "binlog_merge_updates and binlog_ignore_update_before conflict: merging needs the update_before rows" } else { "" },
   if $incr && this.use_flight_sql.or(true) == false { "incremental scan modes require use_flight_sql=true" } else { "" },
   if $offset != $consumer { "binlog_offset_table and binlog_consumer_id must be configured together" } else { "" },

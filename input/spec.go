@@ -27,6 +27,7 @@ const (
 	fieldOnExpired                 = "binlog_on_expired"
 	fieldMergeUpdates              = "binlog_merge_updates"
 	fieldIgnoreUpdateBefore        = "binlog_ignore_update_before"
+	fieldTransactionMarkers        = "include_transaction_markers"
 	fieldBinlogFilter              = "binlog_filter"
 	fieldUseFlightSQL              = "use_flight_sql"
 	fieldFlightSQLPort             = "flight_sql_port"
@@ -169,6 +170,10 @@ func binlogFields() []*service.ConfigField {
 			LintRule(enumLint(fieldOnExpired, "continue", "fail")),
 		service.NewBoolField(fieldMergeUpdates).
 			Description("Turn each `update_before`/`update_after` pair into one message with `operation: update`: the body is the after-image and the before-image is the structured metadata `before` (an object, read it with `@before`). The two halves share TSO and LSN and always arrive in the same window, so nothing waits; the merged message's position is the `update_after`'s, so a checkpoint never points between the halves. A batch that `batch_size` would end on an `update_before` takes its `update_after` as well (one row more, one message), so a batch never ends between the halves and a restart cuts the batches it cut before (labels such as `doris_load`'s depend on that). Changing this field changes where batches end. A half pair (with `binlog_filter`, see there) is delivered unmerged with its own operation and counted in `doris_binlog_unpaired_updates_total`; a warning names it, at most once a minute per table. Conflicts with `binlog_ignore_update_before`.").
+			Default(false),
+		service.NewBoolField(fieldTransactionMarkers).
+			Description(transactionMarkersDescription).
+			Example(true).
 			Default(false),
 		service.NewBoolField(fieldIgnoreUpdateBefore).
 			Description("Drop `update_before` rows in Doris, before transfer: every `@incr` query gets `WHERE __DORIS_BINLOG_OP__ <> 2`. Updates then arrive as `update_after` alone. Conflicts with `binlog_merge_updates`, which needs both halves.").

@@ -119,3 +119,15 @@ cache_resources:
 output:
   stdout: {}
 `
+
+// transactionMarkersDescription documents include_transaction_markers,
+// the name Redpanda Connect's postgres_cdc gives the same option.
+const transactionMarkersDescription = "Put a marker message before and after each Doris transaction's binlog changes, as `postgres_cdc` does with the same option: `operation: begin` before the first change of a commit TSO and `operation: commit` after its last. " +
+	"A Doris transaction is one commit TSO: a Stream Load, an `INSERT`, or an explicit `BEGIN; INSERT ...; INSERT ...; COMMIT` that wrote several tables of one database; its changes arrive as one run, its tables in name order. " +
+	"Markers carry `tso`, `transaction_id`, `commit_ts_ms` and `source_ts_ms` as change messages do (and `doris_phase` on a table's catch-up), but no `table` or `database_schema`, since a transaction may span tables. " +
+	"Where `postgres_cdc` leaves the body empty, ours is JSON (an empty body would be a Kafka tombstone): a begin is `{\"transaction_id\":\"455...\",\"tso\":455...,\"commit_ts_ms\":173...}`; " +
+	"a commit adds `\"event_count\":3,\"tables\":[{\"table\":\"shop.orders\",\"event_count\":2},{\"table\":\"shop.lines\",\"event_count\":1}]`, counting the messages it delivered (a merged update counts once). The begin cannot carry the count: rows are streamed as they are read. " +
+	"Guarantee: the checkpoint only advances at whole transactions, so after a crash or restart an unfinished transaction is read again from its first change and its `begin` is sent again; downstream, the last `begin` of a TSO is followed by all of that transaction's changes and its `commit`, and no transaction is left with a begin and no commit once the input runs on. " +
+	"A consumer that applies transactions atomically discards what it holds of a TSO when a `begin` of that TSO comes again. The cost: a crash re-sends up to the open transaction's changes besides the unacknowledged ones. " +
+	"Snapshot rows and a catching-up table's own reads are no part of the chain's transactions and may come between a transaction's batches; a transaction that changed a table still catching up is split: that table's part comes with its own markers. " +
+	"`doris_load` drops markers; `kafka_franz` drops them unless its `transaction_markers` is set. Only valid with a binlog phase (initial, latest, from-timestamp)."

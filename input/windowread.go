@@ -88,10 +88,20 @@ func (wr *windowReader) readStreaming(ctx context.Context, tables []*tableInfo, 
 	return droppedOf(srcs), nil
 }
 
-// merge emits the sources' rows of w in one order.
+// merge emits the sources' rows of w in one order, with
+// include_transaction_markers each transaction between its markers
+// (txnMarks), the positions then at whole transactions only.
 func (wr *windowReader) merge(ctx context.Context, srcs []*windowSource, w windowplan.Window, place func(*checkpoint.State, checkpoint.Pos)) error {
-	emit := func(msgs []*service.Message, last checkpoint.Pos, counts map[string]*changes.OpCounts) error {
-		if err := wr.em.emit(ctx, msgs, func(st *checkpoint.State) { place(st, last) }); err != nil {
+	var marks *txnMarks
+	if wr.conf.TransactionMarkers && len(srcs) > 0 {
+		marks = newTxnMarks(srcs[0].catchUp)
+	}
+	emit := func(msgs []*service.Message, pos []checkpoint.Pos, counts map[string]*changes.OpCounts) error {
+		last := &pos[len(pos)-1]
+		if marks != nil {
+			msgs, last = marks.wrap(msgs, pos)
+		}
+		if err := wr.em.emit(ctx, msgs, placeAt(place, last)); err != nil {
 			return err
 		}
 		for key, ops := range counts {
@@ -104,7 +114,28 @@ func (wr *windowReader) merge(ctx context.Context, srcs []*windowSource, w windo
 		return nil
 	}
 	opt := changes.MergeOptions{MaxRows: wr.maxRows, Pairer: wr.newPairer(w)}
-	return changes.Merge(ctx, srcs, opt, emit)
+	if err := changes.Merge(ctx, srcs, opt, emit); err != nil {
+		return err
+	}
+	if marks == nil {
+		return nil
+	}
+	// The window holds the whole of its last transaction: its commit
+	// goes out now, not with the next window's first rows.
+	if msg, last, ok := marks.finish(); ok {
+		return wr.em.emit(ctx, []*service.Message{msg}, placeAt(place, &last))
+	}
+	return nil
+}
+
+// placeAt is the change a batch makes of the emitted position: place at
+// last, or none when last is nil (a batch inside one transaction).
+func placeAt(place func(*checkpoint.State, checkpoint.Pos), last *checkpoint.Pos) func(*checkpoint.State) {
+	if last == nil {
+		return func(*checkpoint.State) {}
+	}
+	at := *last
+	return func(st *checkpoint.State) { place(st, at) }
 }
 
 // droppedOf names the sources' tables found dropped.

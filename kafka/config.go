@@ -34,6 +34,7 @@ type config struct {
 	exactlyOnce bool
 	txnID       string
 	tombstones  bool  // delete_tombstones
+	markers     bool  // transaction_markers: write doris_binlog's markers
 	tailScan    int64 // max_tail_scan_records
 }
 
@@ -107,6 +108,9 @@ func (c *config) parseRecord(pc *service.ParsedConfig) error {
 	}
 	if c.tombstones, err = pc.FieldBool(fieldDeleteTombstones); err != nil {
 		return doris.FieldErr(fieldDeleteTombstones, err)
+	}
+	if c.markers, err = pc.FieldBool(fieldTransactionMarkers); err != nil {
+		return doris.FieldErr(fieldTransactionMarkers, err)
 	}
 	if c.tombstones && c.key == nil {
 		return errors.New("delete_tombstones needs key: a tombstone removes its key from a compacted topic")

@@ -207,10 +207,10 @@ func (e *exactlyOnce) filter(recs []record) ([]*kgo.Record, map[topicPartition]t
 		}
 		// An empty body is a null value: the tombstone of a pipeline that
 		// makes its own stands after its delete, as delete_tombstones' does.
-		if r.pos == nil || t.before(*r.pos, r.rec.Value == nil) {
+		if r.pos == nil || t.before(*r.pos, r.mark, r.rec.Value == nil) {
 			keep = append(keep, r.rec)
 			if r.pos != nil {
-				t = tail{pos: r.pos, null: r.rec.Value == nil}
+				t = tail{pos: r.pos, null: r.rec.Value == nil, mark: r.mark}
 			} else {
 				t.stamp(r.rec)
 			}
@@ -221,7 +221,7 @@ func (e *exactlyOnce) filter(recs []record) ([]*kgo.Record, map[topicPartition]t
 			// The partition was picked for the delete; its tombstone goes
 			// with it.
 			r.tomb.Partition = r.rec.Partition
-			if r.pos == nil || t.before(*r.pos, true) {
+			if r.pos == nil || t.before(*r.pos, r.mark, true) {
 				keep = append(keep, r.tomb)
 				if r.pos != nil {
 					t = tail{pos: r.pos, null: true}

@@ -8,6 +8,8 @@ import (
 
 	"github.com/redpanda-data/benthos/v4/public/service"
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/rpconnect-doris/rpconnect-doris/input/txmarkers"
 )
 
 func init() {
@@ -95,6 +97,11 @@ func (o *output) dial(ctx context.Context) (*kgo.Client, error) {
 }
 
 func (o *output) WriteBatch(ctx context.Context, batch service.MessageBatch) error {
+	if !o.cfg.markers {
+		if batch = txmarkers.Drop(batch); len(batch) == 0 {
+			return nil
+		}
+	}
 	o.mu.Lock()
 	cl, eo, stopped := o.cl, o.eo, o.stopped
 	o.mu.Unlock()

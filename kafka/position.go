@@ -8,6 +8,7 @@ import (
 
 	"github.com/rpconnect-doris/rpconnect-doris/doris"
 	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
+	"github.com/rpconnect-doris/rpconnect-doris/input/txmarkers"
 )
 
 // opCodes orders the operation values as doris_binlog orders its rows (the
@@ -23,30 +24,43 @@ var opCodes = map[string]int8{
 // messagePosition is a message's position, nil when it has no tso (a
 // snapshot row, a message of another input) or is a table's catch-up row,
 // whose position does not order it against the partition's other records.
-func messagePosition(msg *service.Message) (*checkpoint.Pos, error) {
+// A transaction marker's position is its TSO alone, with its kind
+// (markers.go).
+func messagePosition(msg *service.Message) (*checkpoint.Pos, txmarkers.Kind, error) {
 	if v, _ := msg.MetaGet(metaPhase); v == phaseCatchUp {
-		return nil, nil
+		return nil, txmarkers.None, nil
 	}
 	get := func(k string) (string, bool) { return msg.MetaGet(k) }
 	return parsePosition(get, "message")
 }
 
 // headerPosition is a record's position from its headers.
-func headerPosition(headers map[string]string, where string) (*checkpoint.Pos, error) {
+func headerPosition(headers map[string]string, where string) (*checkpoint.Pos, txmarkers.Kind, error) {
 	get := func(k string) (string, bool) { v, ok := headers[k]; return v, ok }
 	return parsePosition(get, where)
 }
 
-func parsePosition(get func(string) (string, bool), where string) (*checkpoint.Pos, error) {
+func parsePosition(get func(string) (string, bool), where string) (*checkpoint.Pos, txmarkers.Kind, error) {
 	tso, ok := get(metaTSO)
 	if !ok {
-		return nil, nil
+		return nil, txmarkers.None, nil
 	}
 	p := &checkpoint.Pos{}
 	var err error
 	if p.TSO, err = strconv.ParseInt(tso, 10, 64); err != nil || p.TSO <= 0 {
-		return nil, fmt.Errorf("%s: tso must be a positive integer; got %q", where, tso)
+		return nil, txmarkers.None, fmt.Errorf("%s: tso must be a positive integer; got %q", where, tso)
 	}
+	op, _ := get(metaOperation)
+	if mark := txmarkers.KindOfOperation(op); mark != txmarkers.None {
+		return p, mark, nil // a transaction has no table or LSN of its own
+	}
+	p, err = changePosition(get, where, p)
+	return p, txmarkers.None, err
+}
+
+// changePosition completes the position of a change whose TSO p holds.
+func changePosition(get func(string) (string, bool), where string, p *checkpoint.Pos) (*checkpoint.Pos, error) {
+	var err error
 	db, okDB := get(metaDatabase)
 	table, okTable := get(metaTable)
 	if !okDB || !okTable || db == "" || table == "" {

@@ -19,11 +19,11 @@ func TestHeaderPositionOrder(t *testing.T) {
 		pos("11", "a", "t", "0", "insert"),
 	}
 	for i := 1; i < len(ordered); i++ {
-		p, err := headerPosition(ordered[i-1], "x")
+		p, _, err := headerPosition(ordered[i-1], "x")
 		if err != nil {
 			t.Fatal(err)
 		}
-		q, err := headerPosition(ordered[i], "x")
+		q, _, err := headerPosition(ordered[i], "x")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -31,15 +31,15 @@ func TestHeaderPositionOrder(t *testing.T) {
 			t.Errorf("%v should come before %v", ordered[i-1], ordered[i])
 		}
 	}
-	merged, _ := headerPosition(pos("10", "b", "t", "0", "update"), "x")
-	after, _ := headerPosition(pos("10", "b", "t", "0", "update_after"), "x")
+	merged, _, _ := headerPosition(pos("10", "b", "t", "0", "update"), "x")
+	after, _, _ := headerPosition(pos("10", "b", "t", "0", "update_after"), "x")
 	if merged.Compare(*after) != 0 {
 		t.Errorf("a merged update must stand where its update_after was: %+v %+v", merged, after)
 	}
 }
 
 func TestHeaderPositionMalformed(t *testing.T) {
-	if p, err := headerPosition(map[string]string{"operation": "read"}, "x"); p != nil || err != nil {
+	if p, _, err := headerPosition(map[string]string{"operation": "read"}, "x"); p != nil || err != nil {
 		t.Fatalf("a snapshot row has no position: %v %v", p, err)
 	}
 	for _, c := range []struct {
@@ -52,7 +52,7 @@ func TestHeaderPositionMalformed(t *testing.T) {
 		{map[string]string{"tso": "5", "database_schema": "d", "table": "t", "lsn": "-1"}, "lsn must be a non-negative integer"},
 		{map[string]string{"tso": "5", "database_schema": "d", "table": "t", "lsn": "1", "operation": "upsert"}, `got "upsert"`},
 	} {
-		_, err := headerPosition(c.h, "last committed record of t/0 (offset 7)")
+		_, _, err := headerPosition(c.h, "last committed record of t/0 (offset 7)")
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "t/0 (offset 7)") {
 			t.Errorf("%v: error %v; want %q naming the record", c.h, err, c.want)
 		}
@@ -63,7 +63,7 @@ func TestHeaderPositionMalformed(t *testing.T) {
 // identity per table, so that "a.b"+"c" and "a"+"b.c" differ.
 func TestHeaderPositionTableIdentity(t *testing.T) {
 	pos := func(db, table string) string {
-		p, err := headerPosition(map[string]string{"tso": "1", "database_schema": db, "table": table, "lsn": "0", "operation": "insert"}, "x")
+		p, _, err := headerPosition(map[string]string{"tso": "1", "database_schema": db, "table": table, "lsn": "0", "operation": "insert"}, "x")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
+	"github.com/rpconnect-doris/rpconnect-doris/input/txmarkers"
 )
 
 // The metadata doris_binlog sets that make a change's position; each is
@@ -50,6 +51,8 @@ const headerWriter = "transactional_id"
 type record struct {
 	rec *kgo.Record
 	pos *checkpoint.Pos // nil: no position (a snapshot row, another input)
+	// mark: rec is a transaction marker; pos then holds only its TSO.
+	mark txmarkers.Kind
 	// tomb is the tombstone that follows a delete (delete_tombstones): rec
 	// with a null value. It shares rec's position and belongs in rec's
 	// partition.
@@ -118,11 +121,11 @@ func (b *recordBuilder) toRecord(i int, withPositions bool) (record, error) {
 	if err := c.setHeaders(msg, r, withPositions); err != nil {
 		return record{}, err
 	}
-	pos, err := messagePosition(msg)
+	pos, mark, err := messagePosition(msg)
 	if err != nil {
 		return record{}, fmt.Errorf("topic %s: %w", r.Topic, err)
 	}
-	out := record{rec: r, pos: pos}
+	out := record{rec: r, pos: pos, mark: mark}
 	if c.tombstones {
 		if op, _ := msg.MetaGet(metaOperation); op == opDelete {
 			out.tomb = &kgo.Record{Topic: r.Topic, Key: r.Key, Partition: r.Partition, Timestamp: r.Timestamp, Headers: slices.Clone(r.Headers)}

@@ -45,6 +45,8 @@ const (
 const (
 	fieldDeleteTombstones = "delete_tombstones"
 	fieldMaxTailScan      = "max_tail_scan_records"
+	// fieldTransactionMarkers: write doris_binlog's transaction markers.
+	fieldTransactionMarkers = "transaction_markers"
 )
 
 // Partitioner and compression values, Redpanda Connect's.
@@ -184,6 +186,13 @@ func recordFields() []*service.ConfigField {
 			Default("benthos"),
 		service.NewBoolField(fieldDeleteTombstones).
 			Description("After each message whose `operation` metadata is `delete`, also write a tombstone: a record with the same key, partition and headers and a null value, so that a compacted topic forgets the row. The delete itself keeps its body (the deleted row). Only deletes get one: `update_before`, `update_after` and merged `update` messages do not, since a Doris update keeps the row's key. With `exactly_once` the tombstone is in its delete's transaction and shares its position. Needs `key`.").
+			Example(true).
+			Default(false),
+		service.NewBoolField(fieldTransactionMarkers).
+			Description("Write the transaction markers of `doris_binlog`'s `include_transaction_markers` (messages whose `operation` is `begin` or `commit`, with `tso` and `transaction_id` but no `table`, `database_schema` or `key_columns`) as records like any other message, to the topic, key and partition their interpolations give. " +
+				"Interpolations that read `@table` or `@key_columns` must allow for them: give markers their own route, for example a `switch` processor case with `check: '[\"begin\", \"commit\"].contains(@operation)'` whose mapping sets `meta database_schema = \"shop\"`, `meta table = \"transactions\"` and `meta key_columns = []`, so that `topic: 'doris.${! @database_schema }.${! @table }'` sends them to one topic with an empty key (one partition, in order). " +
+				"When false (the default) markers are dropped and acknowledged, and only the changes are written. " +
+				"With `exactly_once`, a marker takes its place in the tail check by its TSO: a begin before every change of that TSO, a commit after them; so a transaction the input sends again from its begin after a restart leaves one begin, its changes and one commit in each partition, however many times it was sent. Markers of a table's catch-up read are written at least once, as its rows are.").
 			Example(true).
 			Default(false),
 	}

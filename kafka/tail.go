@@ -9,6 +9,7 @@ import (
 
 	"github.com/rpconnect-doris/rpconnect-doris/doris"
 	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
+	"github.com/rpconnect-doris/rpconnect-doris/input/txmarkers"
 )
 
 // topicPartition names one partition.
@@ -27,6 +28,8 @@ type tail struct {
 	// null: that record is a tombstone (a null value), which comes after
 	// the delete whose position it shares.
 	null bool
+	// mark: that record is a transaction marker; pos holds only its TSO.
+	mark txmarkers.Kind
 	// offset is the record's offset (-1 with pos nil), for the log.
 	offset int64
 }
@@ -34,11 +37,11 @@ type tail struct {
 // before reports whether a record at pos, with a null value or not, comes
 // after the tail. A delete and its tombstone share a position: the
 // tombstone is the later of the two.
-func (t tail) before(pos checkpoint.Pos, null bool) bool {
+func (t tail) before(pos checkpoint.Pos, mark txmarkers.Kind, null bool) bool {
 	if t.pos == nil {
 		return true
 	}
-	c := t.pos.Compare(pos)
+	c := comparePlaces(*t.pos, t.mark, pos, mark)
 	return c < 0 || c == 0 && !t.null && null
 }
 
@@ -148,8 +151,8 @@ func ownRecord(r *kgo.Record, txnID string) bool {
 func ownTail(rec *kgo.Record, where string) (tail, error) {
 	h := headerMap(rec)
 	if _, has := h[metaTSO]; has && h[metaPhase] != phaseCatchUp {
-		pos, err := headerPosition(h, where)
-		return tail{pos: pos, null: rec.Value == nil}, err
+		pos, mark, err := headerPosition(h, where)
+		return tail{pos: pos, null: rec.Value == nil, mark: mark}, err
 	}
 	v, ok := h[headerTail]
 	if !ok {

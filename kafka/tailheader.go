@@ -7,6 +7,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
+	"github.com/rpconnect-doris/rpconnect-doris/input/txmarkers"
 )
 
 // headerTail is written, with exactly_once, on each record of this writer
@@ -25,13 +26,16 @@ type tailText struct {
 	LSN   int64  `json:"lsn,omitempty"`
 	Op    int8   `json:"op,omitempty"`
 	Null  bool   `json:"null,omitempty"`
+	// Mark is the operation of a transaction marker (begin, commit): its
+	// position is its TSO alone.
+	Mark string `json:"mark,omitempty"`
 }
 
 // stamp writes t on r as its headerTail.
 func (t tail) stamp(r *kgo.Record) {
 	var tt tailText
 	if t.pos != nil {
-		tt = tailText{TSO: t.pos.TSO, Table: t.pos.Table, LSN: t.pos.LSN, Op: t.pos.Op, Null: t.null}
+		tt = tailText{TSO: t.pos.TSO, Table: t.pos.Table, LSN: t.pos.LSN, Op: t.pos.Op, Null: t.null, Mark: markOperation(t.mark)}
 	}
 	b, _ := json.Marshal(tt) // a struct of plain fields cannot fail
 	r.Headers = append(r.Headers, kgo.RecordHeader{Key: headerTail, Value: b})
@@ -45,6 +49,13 @@ func parseTail(v string, where string) (tail, error) {
 	}
 	if tt.TSO == 0 && tt.Table == "" {
 		return tail{}, nil
+	}
+	if tt.Mark != "" {
+		mark := txmarkers.KindOfOperation(tt.Mark)
+		if mark == txmarkers.None || tt.TSO <= 0 {
+			return tail{}, fmt.Errorf("%s: header %s holds no valid marker position: %q", where, headerTail, v)
+		}
+		return tail{pos: &checkpoint.Pos{TSO: tt.TSO}, mark: mark}, nil
 	}
 	pos := checkpoint.Pos{TSO: tt.TSO, Table: tt.Table, LSN: tt.LSN, Op: tt.Op}
 	if pos.TSO <= 0 || pos.Table == "" || pos.LSN < 0 || pos.Op < 0 || pos.Op > 3 {

@@ -12,6 +12,14 @@ Messages from ` + "`doris_binlog`" + ` (or any input that sets ` + "`operation`"
 ` + "`update_after`" + ` become upserts, and ` + "`update_before`" + ` is dropped. Deletes need a UNIQUE KEY target; the key
 model is read once per table from ` + "`/api/{db}/{table}/_schema`" + `.
 
+Transaction markers (` + "`doris_binlog`" + `'s ` + "`include_transaction_markers`" + `, messages whose ` + "`operation`" + ` is
+` + "`begin`" + ` or ` + "`commit`" + `) are dropped, always: a Stream Load commits per target table and batch, so a
+source transaction's boundaries have nothing to bound here, and a marker has no row to load. With markers on,
+a restart inside a transaction re-reads it from its first change, so the replayed batches can be cut
+elsewhere than before and take other labels: UNIQUE KEY targets end up the same (the same upserts again),
+DUPLICATE KEY targets may hold the re-read part of that transaction twice. Leave the markers off for a
+pipeline whose only output is doris_load.
+
 ### Exactly once
 
 A load is never applied twice when its label repeats: Doris answers "Label Already Exists", which

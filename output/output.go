@@ -12,6 +12,7 @@ import (
 	"github.com/redpanda-data/benthos/v4/public/service"
 
 	"github.com/rpconnect-doris/rpconnect-doris/doris"
+	"github.com/rpconnect-doris/rpconnect-doris/input/txmarkers"
 )
 
 const outputName = "doris_load"
@@ -112,6 +113,12 @@ var inOrderBackoff = doris.BackoffPolicy{Base: time.Second, Max: 30 * time.Secon
 // went back to Benthos, later batches would be loaded before it and an
 // older change could overwrite a newer one.
 func (o *dorisLoad) WriteBatch(ctx context.Context, batch service.MessageBatch) error {
+	// A Stream Load commits per target table and batch, so a source
+	// transaction's boundaries have nothing to bound here, and a marker
+	// has no row to load.
+	if batch = txmarkers.Drop(batch); len(batch) == 0 {
+		return nil
+	}
 	parts, err := splitBatch(o.conf, batch)
 	if err != nil {
 		return err

@@ -18,9 +18,9 @@ var countNames = [5]string{opNames[0], opNames[1], opNames[2], opNames[3], opera
 // CountName is the operation metadata value that slot of OpCounts counts.
 func CountName(slot int) string { return countNames[slot] }
 
-// EmitFunc hands a merged batch on with the position of its last row and
-// the row counts per table.
-type EmitFunc func(msgs []*service.Message, last checkpoint.Pos, counts map[string]*OpCounts) error
+// EmitFunc hands a merged batch on with the position of each message (the
+// last is the batch's) and the row counts per table.
+type EmitFunc func(msgs []*service.Message, pos []checkpoint.Pos, counts map[string]*OpCounts) error
 
 // Source is one table's part of a window: its batches, each in position
 // order and each after the one before.
@@ -143,7 +143,7 @@ func (e *emission) hand(res Result) error {
 	if len(res.Msgs) == 0 {
 		return nil
 	}
-	return e.emit(res.Msgs, res.Pos[len(res.Pos)-1], e.count(res))
+	return e.emit(res.Msgs, res.Pos, e.count(res))
 }
 
 // count counts res's rows per table and op. Rows come in runs of one

@@ -52,7 +52,8 @@ func runMerge(t *testing.T, srcs []*batchSource, maxRows int, pairer *Pairer) ([
 	t.Helper()
 	var out []emitted
 	opt := MergeOptions{MaxRows: maxRows, Workers: 2, Pairer: pairer}
-	err := Merge(context.Background(), srcs, opt, func(msgs []*service.Message, last checkpoint.Pos, counts map[string]*OpCounts) error {
+	err := Merge(context.Background(), srcs, opt, func(msgs []*service.Message, pos []checkpoint.Pos, counts map[string]*OpCounts) error {
+		last := pos[len(pos)-1]
 		e := emitted{msgs: msgs, last: last, counts: map[string]OpCounts{}}
 		for k, v := range counts {
 			e.counts[k] = *v

@@ -173,7 +173,7 @@ func recordChange(r *kgo.Record) (ch tableChange, pos [3]int64, ok bool, err err
 	for _, x := range r.Headers {
 		h[x.Key] = string(x.Value)
 	}
-	if _, has := h["tso"]; !has {
+	if _, has := h["tso"]; !has || isMarkerRecord(h) {
 		return ch, pos, false, nil
 	}
 	tso, err1 := strconv.ParseInt(h["tso"], 10, 64)

@@ -57,6 +57,7 @@ func TestCrashKafkaTombstones(t *testing.T) {
 type kafkaCrashOpts struct {
 	exactlyOnce bool
 	tombstones  bool // delete_tombstones, into compacted topics
+	markers     bool // include_transaction_markers, written (markers_kafka_crash_test.go)
 }
 
 // kafkaCrash is one crash run.
@@ -163,6 +164,9 @@ func kafkaCrash(t *testing.T, o kafkaCrashOpts) {
 	if o.tombstones {
 		checkTombstones(t, srv, kc, loads, got)
 	}
+	if o.markers {
+		checkKafkaMarkers(t, want, got)
+	}
 }
 
 // kafkaCrashConfig is config/database_to_kafka.yaml's pipeline on kc.*,
@@ -171,11 +175,18 @@ func kafkaCrashConfig(srv *dorissim.Server, brokers []string, cacheDir string, o
 	var b strings.Builder
 	b.WriteString("http:\n  enabled: false\nlogger:\n  level: INFO\n  format: logfmt\nshutdown_timeout: 30s\n")
 	b.WriteString("input:\n")
-	in := harness.SelectYAML(srv, `include: ['`+kcDB+`\..*']`, "scan_mode: initial", "batch_size: 20",
-		fmt.Sprintf("checkpoint_limit: %d", kcCheckpointLimit), "checkpoint_cache_key: "+kcCheckpointCp, "request_tablet_size: 1", "snapshot_query_rows: 0")
+	fields := []string{"scan_mode: initial", "batch_size: 20",
+		fmt.Sprintf("checkpoint_limit: %d", kcCheckpointLimit), "checkpoint_cache_key: " + kcCheckpointCp, "request_tablet_size: 1", "snapshot_query_rows: 0"}
+	if o.markers {
+		fields = append(fields, "include_transaction_markers: true")
+	}
+	in := harness.SelectYAML(srv, `include: ['`+kcDB+`\..*']`, fields...)
 	harness.Indent(&b, in)
 	// exactly_once's tail check needs the input's order: one thread.
 	b.WriteString("pipeline:\n  threads: 1\n")
+	if o.markers {
+		b.WriteString(markersRouteYAML)
+	}
 	fmt.Fprintf(&b, `output:
   kafka_franz:
     seed_brokers: [ %s ]
@@ -190,6 +201,9 @@ func kafkaCrashConfig(srv *dorissim.Server, brokers []string, cacheDir string, o
 	}
 	if o.tombstones {
 		b.WriteString("    delete_tombstones: true\n")
+	}
+	if o.markers {
+		b.WriteString(markersOutputYAML)
 	}
 	b.WriteString(harness.FileCache(cacheDir))
 	return b.String()
