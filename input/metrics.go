@@ -25,6 +25,7 @@ type metrics struct {
 	unpairedUpdates   *service.MetricCounter // table
 	idleTables        *service.MetricCounter // table windows skipped by skip_idle_tables
 	windowRetries     *retryAges
+	headroom          *headroom
 
 	// Physical ms of the end of the last acked window, for the lag gauge.
 	ackedWindowEndMs atomic.Int64
@@ -32,30 +33,29 @@ type metrics struct {
 
 func newMetrics(m *service.Metrics) *metrics {
 	return &metrics{
-		rows:        m.NewCounter("doris_binlog_rows_total", "table", "phase", "operation"),
-		lag:         m.NewGauge("doris_binlog_lag_seconds"),
-		window:      m.NewTimer("doris_binlog_window_seconds"),
-		splitsDone:  m.NewGauge("doris_binlog_snapshot_splits_done", "table"),
-		splitsTotal: m.NewGauge("doris_binlog_snapshot_splits", "table"),
-		expiredGaps: m.NewCounter("doris_binlog_expired_gaps_total", "table"),
-		tables:      m.NewGauge("doris_binlog_tables", "state"),
+		rows:        m.NewCounter(metricRows, "table", "phase", "operation"),
+		lag:         m.NewGauge(metricLag),
+		window:      m.NewTimer(metricWindow),
+		splitsDone:  m.NewGauge(metricSplitsDone, "table"),
+		splitsTotal: m.NewGauge(metricSplits, "table"),
+		expiredGaps: m.NewCounter(metricExpiredGaps, "table"),
+		tables:      m.NewGauge(metricTables, "state"),
 
-		droppedPartitions: m.NewCounter("doris_binlog_dropped_partitions_total", "table"),
-		unpairedUpdates:   m.NewCounter("doris_binlog_unpaired_updates_total", "table"),
-		idleTables:        m.NewCounter("doris_binlog_idle_windows_skipped_total"),
+		droppedPartitions: m.NewCounter(metricDroppedPartitions, "table"),
+		unpairedUpdates:   m.NewCounter(metricUnpairedUpdates, "table"),
+		idleTables:        m.NewCounter(metricIdleSkipped),
 		windowRetries:     newRetryAges(m),
+		headroom:          newHeadroom(m),
 	}
 }
 
 // committed updates the gauges that follow the committed checkpoint.
 func (m *metrics) committed(st *checkpoint.State) {
-	if st.Stream == nil {
-		return
-	}
-	if !st.Stream.Start.IsZero() {
+	if st.Stream != nil && !st.Stream.Start.IsZero() {
 		m.ackedWindowEndMs.Store(boundOf(st.Stream.Start).ms())
 		m.refreshLag()
 	}
+	m.headroom.committed(st)
 }
 
 // idleSkipped counts the table windows a poll left out as idle.
@@ -65,8 +65,13 @@ func (m *metrics) idleSkipped(n int) {
 	}
 }
 
+// refreshLag sets the lag, in seconds to the millisecond (whole seconds
+// read 0 at a 1 s poll), and the retention headroom, which grows old at
+// the same pace: both run at every poll tick and every commit.
 func (m *metrics) refreshLag() {
+	now := time.Now()
 	if end := m.ackedWindowEndMs.Load(); end > 0 {
-		m.lag.Set((time.Now().UnixMilli() - end) / 1000)
+		m.lag.SetFloat64(float64(now.UnixMilli()-end) / 1000)
 	}
+	m.headroom.refresh(now)
 }

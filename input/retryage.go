@@ -24,8 +24,8 @@ type retryAges struct {
 
 func newRetryAges(m *service.Metrics) *retryAges {
 	return &retryAges{
-		retries: m.NewCounter("doris_binlog_window_retries_total", "table"),
-		age:     m.NewGauge("doris_binlog_window_retry_age_seconds"),
+		retries: m.NewCounter(metricWindowRetries, "table"),
+		age:     m.NewGauge(metricWindowRetryAge),
 		since:   map[*windowRetry]time.Time{},
 		now:     time.Now,
 	}
