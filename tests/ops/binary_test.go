@@ -128,4 +128,5 @@ func TestBinaryServesPrometheusByDefault(t *testing.T) {
 	t.Run("promtool", func(t *testing.T) { promtoolCheck(t, body) })
 	t.Run("help", func(t *testing.T) { checkHelp(t, fams) })
 	t.Run("headroom", func(t *testing.T) { checkHeadroom(t, fams) })
+	t.Run("alerts", func(t *testing.T) { checkAlerts(t, fams) })
 }
