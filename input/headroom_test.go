@@ -55,7 +55,17 @@ func TestRetentionHeadroomPerTable(t *testing.T) {
 		}
 	}
 	check("at the commit", 3600-10.5, 600-110.5)
-	// Idle: no commit, the poll tick ages the same positions.
+	// A commit within a second of the last walk of the tables is not
+	// walked again; the poll tick ages the positions it has.
+	moved := st.Clone()
+	moved.AdvanceChain(checkpoint.BoundAt(start.Add(5 * time.Second).UnixMilli()))
+	at := now.Add(500 * time.Millisecond)
+	m.headroom.now = func() time.Time { return at }
+	m.committed(moved)
+	check("half a second later", 3600-10.5, 600-110.5)
 	m.headroom.refresh(now.Add(time.Minute))
 	check("a minute later", 3600-70.5, 600-170.5)
+	at = now.Add(61 * time.Second)
+	m.committed(moved)
+	check("at the next commit", 3600-(71.5-5), 600-171.5)
 }

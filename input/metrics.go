@@ -53,9 +53,9 @@ func newMetrics(m *service.Metrics) *metrics {
 func (m *metrics) committed(st *checkpoint.State) {
 	if st.Stream != nil && !st.Stream.Start.IsZero() {
 		m.ackedWindowEndMs.Store(boundOf(st.Stream.Start).ms())
-		m.refreshLag()
+		m.setLag(time.Now())
 	}
-	m.headroom.committed(st)
+	m.headroom.committed(st) // at most once a second: it walks every table
 }
 
 // idleSkipped counts the table windows a poll left out as idle.
@@ -65,13 +65,18 @@ func (m *metrics) idleSkipped(n int) {
 	}
 }
 
-// refreshLag sets the lag, in seconds to the millisecond (whole seconds
-// read 0 at a 1 s poll), and the retention headroom, which grows old at
-// the same pace: both run at every poll tick and every commit.
+// refreshLag runs at every poll tick: it sets the lag and the retention
+// headroom, which grow old at the same pace while nothing is committed.
 func (m *metrics) refreshLag() {
 	now := time.Now()
+	m.setLag(now)
+	m.headroom.refresh(now)
+}
+
+// setLag sets the lag in seconds to the millisecond: whole seconds read 0
+// at a 1 s poll.
+func (m *metrics) setLag(now time.Time) {
 	if end := m.ackedWindowEndMs.Load(); end > 0 {
 		m.lag.SetFloat64(float64(now.UnixMilli()-end) / 1000)
 	}
-	m.headroom.refresh(now)
 }
