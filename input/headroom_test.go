@@ -1,6 +1,7 @@
 package input
 
 import (
+	"strconv"
 	"testing"
 	"time"
 
@@ -68,4 +69,23 @@ func TestRetentionHeadroomPerTable(t *testing.T) {
 	at = now.Add(61 * time.Second)
 	m.committed(moved)
 	check("at the next commit", 3600-(71.5-5), 600-171.5)
+}
+
+// The poll tick's cost with many tables: one gauge set per table.
+func BenchmarkHeadroomRefresh10000Tables(b *testing.B) {
+	m, _ := capturedMetrics(b)
+	st := checkpoint.New()
+	start := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	st.StartChain(checkpoint.BoundAt(start.UnixMilli()))
+	for i := range 10000 {
+		name := "d.t" + strconv.Itoa(i)
+		st.AddTable(name, false, checkpoint.Bound{}, 1)
+		m.headroom.noteTTL(name, 86400)
+	}
+	m.committed(st)
+	now := start.Add(time.Minute)
+	b.ResetTimer()
+	for range b.N {
+		m.headroom.refresh(now)
+	}
 }

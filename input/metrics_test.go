@@ -35,7 +35,7 @@ var (
 const metricsCaptureName = "input_test_capture"
 
 // capturedMetrics returns metrics whose values the returned capture reads.
-func capturedMetrics(t *testing.T) (*metrics, *metricsCapture) {
+func capturedMetrics(t testing.TB) (*metrics, *metricsCapture) {
 	t.Helper()
 	capt := &metricsCapture{counters: map[string]*atomic.Int64{}, gauges: map[string]*atomic.Int64{}}
 	id := fmt.Sprintf("capture-%d", metricsCaptureSeq.Add(1))
