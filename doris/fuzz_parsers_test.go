@@ -33,6 +33,7 @@ func FuzzParseTSOResponse(f *testing.F) {
 
 func FuzzParseStatementResponse(f *testing.F) {
 	f.Add([]byte(resultSet(`[{"name":"ArrowFlightSqlPort","type":"CHAR"}]`, `[["29747"]]`)))
+	f.Add([]byte(resultSet(`[{"name":"ClusterId","type":"CHAR"}]`, `[["1846299834"],["1846299834"]]`)))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		res, err := ParseStatementResponse(body)
 		if err != nil {
@@ -42,6 +43,9 @@ func FuzzParseStatementResponse(f *testing.F) {
 			t.Fatalf("port %d", port)
 		}
 		_, _ = CreateTableText(res)
+		if id, err := ClusterIDFromFrontends(res); err == nil && (id == "" || id[0] == '0' || id[0] == '-') {
+			t.Fatalf("cluster id %q", id)
+		}
 	})
 }
 

@@ -70,7 +70,7 @@ func (cat *catalog) listTables(ctx context.Context, db string) ([]string, error)
 // admit reads a table's facts and says whether this scan mode can follow
 // it. problem is the reason it cannot; err a failure to find out.
 func (cat *catalog) admit(ctx context.Context, name tableName) (t *tableInfo, problem string, err error) {
-	t = &tableInfo{name: name, c: cat.c}
+	t = &tableInfo{name: name, c: cat.c, m: cat.m}
 	props, err := t.properties(ctx, true)
 	if err != nil {
 		if !cat.conf.HasBinlogPhase() {

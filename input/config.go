@@ -68,6 +68,9 @@ type Config struct {
 	// configured, which is never carried over.
 	LegacyCheckpointKey string
 	CheckpointLimit     int
+	// CheckpointAcceptCluster is the one foreign cluster id a stored
+	// checkpoint may carry and still be resumed (see clusterguard.go).
+	CheckpointAcceptCluster string
 }
 
 // HasBinlogPhase reports whether the mode follows the Row Binlog.
@@ -293,6 +296,14 @@ func parseCheckpoint(pc *service.ParsedConfig, c *Config) error {
 	} else {
 		c.CheckpointKey = defaultCheckpointKey(&c.Selection)
 		c.LegacyCheckpointKey = legacyCheckpointKey(&c.Selection)
+	}
+	if c.CheckpointAcceptCluster, err = optString(pc, fieldCheckpointAcceptCluster); err != nil {
+		return err
+	}
+	if id := c.CheckpointAcceptCluster; id != "" {
+		if n, perr := strconv.ParseInt(id, 10, 32); perr != nil || n <= 0 {
+			return fieldErrf(fieldCheckpointAcceptCluster, "must be a Doris cluster id, a positive integer as SHOW FRONTENDS prints it; got %q", id)
+		}
 	}
 	c.CheckpointLimit, err = parsePositiveInt(pc, fieldCheckpointLimit)
 	return err

@@ -154,6 +154,8 @@ var invalidCases = []invalidCase{
 	{"request_query_timeout zero", with(nil, "request_query_timeout", "0s"), "request_query_timeout must be positive", "request_query_timeout", "must be positive"},
 	{"empty username", with(nil, "username", `""`), "", "username", "must not be empty"},
 	{"empty checkpoint key", with(incr, "checkpoint_cache_key", `""`), "checkpoint_cache_key must not be empty", "checkpoint_cache_key", "must not be empty"},
+	{"checkpoint_accept_cluster_id not a number", with(incr, "checkpoint_accept_cluster_id", `"cluster-a"`), "checkpoint_accept_cluster_id must be a Doris cluster id", "checkpoint_accept_cluster_id", `must be a Doris cluster id, a positive integer as SHOW FRONTENDS prints it; got "cluster-a"`},
+	{"checkpoint_accept_cluster_id 0", with(incr, "checkpoint_accept_cluster_id", `"0"`), "", "checkpoint_accept_cluster_id", `positive integer as SHOW FRONTENDS prints it; got "0"`},
 	{"max_flight_sessions 0", with(nil, "max_flight_sessions", "0"), "max_flight_sessions must be at least 1; got 0", "max_flight_sessions", "at least 1"},
 	{"max_flight_sessions -3", with(nil, "max_flight_sessions", "-3"), "max_flight_sessions must be at least 1; got -3", "max_flight_sessions", "at least 1"},
 	{"max_flight_sessions 101", with(nil, "max_flight_sessions", "101"), "max_flight_sessions must be at most 100, Doris's default max_user_connections", "max_flight_sessions", "must be at most 100, Doris's default max_user_connections"},
@@ -201,6 +203,7 @@ func TestValidConfigsLintClean(t *testing.T) {
 		with(nil, "table_identifier", "-", "tables", `["shop.a", "shop.b"]`),
 		with(nil, "table_identifier", "-", "include", `['shop\..*', 'crm\.(a|b)']`, "exclude", `['shop\.tmp_.*']`),
 		with(nil, "max_flight_sessions", "1"),
+		with(incr, "checkpoint_accept_cluster_id", `"1846299834"`),
 		with(nil, "max_flight_sessions", "100"),
 		with(incr, "binlog_offset_table", "ops.offsets", "binlog_consumer_id", "c1", "jdbc_url", "jdbc:mysql://fe:9030", "max_flight_sessions", "99"),
 	} {

@@ -10,7 +10,7 @@ import (
 	"github.com/rpconnect-doris/rpconnect-doris/input/windowplan"
 )
 
-// metrics are the input's Benthos metrics; names are documented in the README.
+// metrics are the input's Benthos metrics; names are documented in docs/operating.md.
 // Gauges never end in _total, which Prometheus reserves for counters, and are
 // only ever Set: Benthos's plugin-exporter gauges start every Incr from zero.
 type metrics struct {
@@ -26,6 +26,7 @@ type metrics struct {
 	unpairedUpdates   *service.MetricCounter // table
 	idleTables        *service.MetricCounter // table windows skipped by skip_idle_tables
 	windowRetries     *windowplan.Ages
+	headroom          *headroom
 
 	// Physical ms of the end of the last acked window, for the lag gauge.
 	ackedWindowEndMs atomic.Int64
@@ -33,30 +34,29 @@ type metrics struct {
 
 func newMetrics(m *service.Metrics) *metrics {
 	return &metrics{
-		rows:        m.NewCounter("doris_binlog_rows_total", "table", "phase", "operation"),
-		lag:         m.NewGauge("doris_binlog_lag_seconds"),
-		window:      m.NewTimer("doris_binlog_window_seconds"),
-		splitsDone:  m.NewGauge("doris_binlog_snapshot_splits_done", "table"),
-		splitsTotal: m.NewGauge("doris_binlog_snapshot_splits", "table"),
-		expiredGaps: m.NewCounter("doris_binlog_expired_gaps_total", "table"),
-		tables:      m.NewGauge("doris_binlog_tables", "state"),
+		rows:        m.NewCounter(metricRows, "table", "phase", "operation"),
+		lag:         m.NewGauge(metricLag),
+		window:      m.NewTimer(metricWindow),
+		splitsDone:  m.NewGauge(metricSplitsDone, "table"),
+		splitsTotal: m.NewGauge(metricSplits, "table"),
+		expiredGaps: m.NewCounter(metricExpiredGaps, "table"),
+		tables:      m.NewGauge(metricTables, "state"),
 
-		droppedPartitions: m.NewCounter("doris_binlog_dropped_partitions_total", "table"),
-		unpairedUpdates:   m.NewCounter("doris_binlog_unpaired_updates_total", "table"),
-		idleTables:        m.NewCounter("doris_binlog_idle_windows_skipped_total"),
-		windowRetries:     windowplan.NewAges(m.NewCounter("doris_binlog_window_retries_total", "table"), m.NewGauge("doris_binlog_window_retry_age_seconds")),
+		droppedPartitions: m.NewCounter(metricDroppedPartitions, "table"),
+		unpairedUpdates:   m.NewCounter(metricUnpairedUpdates, "table"),
+		idleTables:        m.NewCounter(metricIdleSkipped),
+		windowRetries:     windowplan.NewAges(m.NewCounter(metricWindowRetries, "table"), m.NewGauge(metricWindowRetryAge)),
+		headroom:          newHeadroom(m),
 	}
 }
 
 // committed updates the gauges that follow the committed checkpoint.
 func (m *metrics) committed(st *checkpoint.State) {
-	if st.Stream == nil {
-		return
-	}
-	if !st.Stream.Start.IsZero() {
+	if st.Stream != nil && !st.Stream.Start.IsZero() {
 		m.ackedWindowEndMs.Store(windowplan.BoundOf(st.Stream.Start).Ms())
-		m.refreshLag()
+		m.setLag(time.Now())
 	}
+	m.headroom.committed(st) // at most once a second: it walks every table
 }
 
 // idleSkipped counts the table windows a poll left out as idle.
@@ -66,8 +66,18 @@ func (m *metrics) idleSkipped(n int) {
 	}
 }
 
+// refreshLag runs at every poll tick: it sets the lag and the retention
+// headroom, which grow old at the same pace while nothing is committed.
 func (m *metrics) refreshLag() {
+	now := time.Now()
+	m.setLag(now)
+	m.headroom.refresh(now)
+}
+
+// setLag sets the lag in seconds to the millisecond: whole seconds read 0
+// at a 1 s poll.
+func (m *metrics) setLag(now time.Time) {
 	if end := m.ackedWindowEndMs.Load(); end > 0 {
-		m.lag.Set((time.Now().UnixMilli() - end) / 1000)
+		m.lag.SetFloat64(float64(now.UnixMilli()-end) / 1000)
 	}
 }

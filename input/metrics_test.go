@@ -3,6 +3,7 @@ package input
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -24,6 +25,7 @@ type metricsCapture struct {
 	mu       sync.Mutex
 	counters map[string]*atomic.Int64
 	gauges   map[string]*atomic.Int64
+	floats   map[string]*atomic.Uint64 // gauges' float64 bits
 }
 
 var (
@@ -34,7 +36,7 @@ var (
 const metricsCaptureName = "input_test_capture"
 
 // capturedMetrics returns metrics whose values the returned capture reads.
-func capturedMetrics(t *testing.T) (*metrics, *metricsCapture) {
+func capturedMetrics(t testing.TB) (*metrics, *metricsCapture) {
 	t.Helper()
 	capt := &metricsCapture{counters: map[string]*atomic.Int64{}, gauges: map[string]*atomic.Int64{}}
 	id := fmt.Sprintf("capture-%d", metricsCaptureSeq.Add(1))
@@ -103,13 +105,47 @@ func (m *metricsCapture) gauge(name string, labelValues ...string) (int64, bool)
 	return v.Load(), true
 }
 
+// gaugeFloat is the last value of the gauge name as a float64, and whether
+// it was ever set.
+func (m *metricsCapture) gaugeFloat(name string, labelValues ...string) (float64, bool) {
+	key := metricKey(name, labelValues)
+	m.mu.Lock()
+	_, ok := m.gauges[key]
+	m.mu.Unlock()
+	if !ok {
+		return 0, false
+	}
+	return math.Float64frombits(m.float(key).Load()), true
+}
+
+func (m *metricsCapture) float(key string) *atomic.Uint64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.floats == nil {
+		m.floats = map[string]*atomic.Uint64{}
+	}
+	v, ok := m.floats[key]
+	if !ok {
+		v = &atomic.Uint64{}
+		m.floats[key] = v
+	}
+	return v
+}
+
 type capturedCounter struct{ v *atomic.Int64 }
 
 func (c capturedCounter) Incr(n int64) { c.v.Add(n) }
 
-type capturedGauge struct{ v *atomic.Int64 }
+// capturedGauge keeps the last value as an int64 (a float truncated, as
+// Benthos's own int exporters would) and, in floats, its exact float64.
+type capturedGauge struct {
+	v *atomic.Int64
+	f *atomic.Uint64 // math.Float64bits of the last value
+}
 
-func (g capturedGauge) Set(n int64) { g.v.Store(n) }
+func (g capturedGauge) Set(n int64) { g.v.Store(n); g.f.Store(math.Float64bits(float64(n))) }
+
+func (g capturedGauge) SetFloat64(x float64) { g.v.Store(int64(x)); g.f.Store(math.Float64bits(x)) }
 
 type ignoredTimer struct{}
 
@@ -123,7 +159,8 @@ func (m *metricsCapture) NewCounterCtor(name string, _ ...string) service.Metric
 
 func (m *metricsCapture) NewGaugeCtor(name string, _ ...string) service.MetricsExporterGaugeCtor {
 	return func(labelValues ...string) service.MetricsExporterGauge {
-		return capturedGauge{v: m.value(m.gauges, metricKey(name, labelValues))}
+		key := metricKey(name, labelValues)
+		return capturedGauge{v: m.value(m.gauges, key), f: m.float(key)}
 	}
 }
 
@@ -172,7 +209,7 @@ func TestMetricsLagFollowsTheCommittedWindow(t *testing.T) {
 	}
 }
 
-// TestMetricsNamesAndLabels: the names and labels the README documents are
+// TestMetricsNamesAndLabels: the names and labels docs/operating.md documents are
 // the ones reported.
 func TestMetricsNamesAndLabels(t *testing.T) {
 	m, capt := capturedMetrics(t)

@@ -48,6 +48,7 @@ const (
 	fieldCheckpointCache           = "checkpoint_cache"
 	fieldCheckpointKey             = "checkpoint_cache_key"
 	fieldCheckpointLimit           = "checkpoint_limit"
+	fieldCheckpointAcceptCluster   = "checkpoint_accept_cluster_id"
 	fieldBatching                  = "batching"
 )
 
@@ -296,6 +297,14 @@ func checkpointFields() []*service.ConfigField {
 			Description("The key under which the position of every selected table is stored (plus `<key>.bak`). Must be unique per pipeline sharing a cache, and a valid file name for the `file` cache. Defaults to `binlog_consumer_id` (characters outside `[A-Za-z0-9._-]` replaced by `_`) when set. Else, for a single table (`table_identifier` or a one-entry `tables`), `doris_binlog_<db>.<table>`, where each name keeps `a-z`, `0-9` and `_` and escapes every other byte with `-`: `-` is `--`, an upper-case letter is `-` and the letter in lower case, any other byte is `-` and three octal digits (`shop.Orders` is `doris_binlog_shop.-orders`, `my-db.订单` is `doris_binlog_my--db.-350-256-242-345-215-225`). Else, or when that key would be longer than 200 bytes, `doris_binlog_sel_` and the hex SHA-256 of the selection (the sorted table list, or the patterns), so that changing the selection changes the key. No two selections share a default key, and the keys hold only `[a-z0-9._-]`, safe on case-insensitive file systems. A checkpoint stored under the default key of earlier builds (`doris_binlog_<db>_<table>` with `_` for other characters, or `doris_binlog_` and 12 hex digits) is carried over to the new key on the first start, with an info log; a configured key is used as is.").
 			Optional().Advanced().
 			LintRule(`root = if this.string() == "" { [ "checkpoint_cache_key must not be empty" ] }`),
+		service.NewStringField(fieldCheckpointAcceptCluster).
+			Description("The checkpoint records the Doris cluster it was taken on (the `ClusterId` of `SHOW FRONTENDS`, which a cluster draws once when its first FE starts), because a TSO means nothing on another cluster. " +
+				"At start the input reads the id of the cluster `fenodes` reaches; when it differs from the checkpoint's, the input stops before reading anything, naming both ids. " +
+				"Set this field to the checkpoint's id to resume it on this cluster anyway (after a failover to a replica, or a restore of the FE metadata that drew a new id): the checkpoint then records this cluster's id, so the setting has no further effect and can be removed. " +
+				"A checkpoint written before the id was recorded is resumed and gets the id on its next save.").
+			Example("1846299834").
+			Optional().Advanced().
+			LintRule(`root = if this.string().re_match("^[0-9]+$") == false { [ "checkpoint_accept_cluster_id must be a Doris cluster id, a positive integer as SHOW FRONTENDS prints it" ] }`),
 		service.NewIntField(fieldCheckpointLimit).
 			Description("Maximum number of messages delivered but not yet acknowledged. Reading pauses at this limit.").
 			Default(1024).Advanced().

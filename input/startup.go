@@ -27,6 +27,7 @@ type startup struct {
 	save    func(context.Context, *checkpoint.State) error // a save checked by saveHealth
 	c       *conn
 	cat     *catalog
+	cluster string // the id of the cluster fenodes reach, read by run
 }
 
 // startPoint is what startup decided.
@@ -45,6 +46,10 @@ type startPoint struct {
 // does), else a fresh start from scan_mode.
 func (s *startup) run(ctx context.Context) (*startPoint, error) {
 	sp := &startPoint{skipped: newSkippedTables(s.log)}
+	var err error
+	if s.cluster, err = s.currentCluster(ctx); err != nil {
+		return nil, err
+	}
 	st, err := s.loadCommitted(ctx)
 	if err != nil {
 		return nil, err
@@ -64,6 +69,12 @@ func (s *startup) run(ctx context.Context) (*startPoint, error) {
 // committed in this process, else the stored checkpoint, else nil.
 func (s *startup) loadCommitted(ctx context.Context) (*checkpoint.State, error) {
 	if st, ok := s.del.Committed(); ok {
+		// A run after a reconnect: fenodes may reach another cluster now.
+		if st.ClusterID != "" && st.ClusterID != s.conf.CheckpointAcceptCluster {
+			if _, err := s.guardCluster(st, s.cluster); err != nil {
+				return nil, err
+			}
+		}
 		return st, nil
 	}
 	if s.store == nil {
@@ -86,6 +97,10 @@ func (s *startup) loadCommitted(ctx context.Context) (*checkpoint.State, error) 
 		}
 		carried = true
 	}
+	record, err := s.guardCluster(st, s.cluster)
+	if err != nil {
+		return nil, err
+	}
 	if st.FromVersion != 0 {
 		s.log.Infof("Checkpoint key %s in cache %s has the version %d layout of a single-table input; it is carried over as is and saved as version %d from the next commit",
 			s.conf.CheckpointKey, s.conf.CheckpointCache, st.FromVersion, checkpoint.Version)
@@ -98,6 +113,10 @@ func (s *startup) loadCommitted(ctx context.Context) (*checkpoint.State, error) 
 	if carried {
 		if err := s.saveCarriedOver(ctx, st); err != nil {
 			return nil, err
+		}
+	} else if record {
+		if err := s.save(ctx, st); err != nil {
+			return nil, fmt.Errorf("recording Doris cluster %s in checkpoint key %s: %w", st.ClusterID, s.conf.CheckpointKey, err)
 		}
 	}
 	s.log.Infof("Resuming from the checkpoint in cache %s (key %s: %s); scan_mode %s and scan_timestamp are ignored while a checkpoint exists",
@@ -137,6 +156,7 @@ func (s *startup) freshStart(ctx context.Context, sp *startPoint) (*checkpoint.S
 		return nil, err
 	}
 	st := checkpoint.New()
+	st.ClusterID = s.cluster
 	snapshot := false
 	switch s.conf.ScanMode {
 	case "snapshot":

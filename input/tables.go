@@ -17,6 +17,7 @@ import (
 type tableInfo struct {
 	name tableName
 	c    *conn
+	m    *metrics // told the TTL of every DDL read; nil in some tests
 
 	mu         sync.Mutex
 	props      *doris.TableProperties
@@ -37,6 +38,9 @@ func (t *tableInfo) refreshProperties(ctx context.Context) (*doris.TableProperti
 	t.mu.Lock()
 	t.props, t.propAt = fresh, time.Now()
 	t.mu.Unlock()
+	if t.m != nil {
+		t.m.headroom.noteTTL(t.name.key, fresh.TTLSeconds)
+	}
 	return fresh, nil
 }
 

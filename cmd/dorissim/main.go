@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"log"
+	"math"
 	"net/http"
 	_ "net/http/pprof" // served only with --pprof
 	"os"
@@ -38,12 +39,17 @@ func run(args []string) int {
 	qeMaxConn := fs.Int("qe-max-connection", connpool.DefaultMaxConnections, "qe_max_connection: the most MySQL connections and Arrow Flight SQL sessions the FE holds at once")
 	flightMaxConn := fs.Int("arrow-flight-max-connections", -1, "arrow_flight_max_connections: the most Arrow Flight SQL sessions among them; negative: half of -qe-max-connection")
 	userMaxConn := fs.Int("max-user-connections", connpool.DefaultUserMaxConnections, "max_user_connections of the user until SET PROPERTY changes it (1..10000)")
+	clusterID := fs.Int("cluster-id", int(dorissim.DefaultClusterID), "the cluster id SHOW FRONTENDS reports in ClusterId (1..2147483647): give two simulators different ids to stand for two Doris clusters")
 	waitTimeout := fs.Duration("wait-timeout", connpool.DefaultWaitTimeout, "wait_timeout: a connection or Flight session idle for longer is ended")
 	preTimeTravel := fs.Bool("pre-time-travel-fe", false, "act as an FE from before OLAP time travel: FOR VERSION AS OF is ignored (current data is read) and tables have no __DORIS_COMMIT_TSO_COL__; the fault pre_time_travel_fe switches it at run time")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	logger := log.New(os.Stderr, "", log.LstdFlags)
+	if *clusterID < 1 || *clusterID > math.MaxInt32 {
+		logger.Printf("dorissim: --cluster-id must be 1..2147483647, as a Doris cluster id is; got %d", *clusterID)
+		return 2
+	}
 	if *pprofAddr != "" {
 		go func() { logger.Printf("dorissim: pprof: %v", http.ListenAndServe(*pprofAddr, nil)) }()
 	}
@@ -64,7 +70,7 @@ func run(args []string) int {
 		User: *user, Password: *password, VisibleWaitTimeout: *visibleWait, Demo: *demo, Logf: logger.Printf,
 		TimeZone: *timeZone, ClockStart: start,
 		QEMaxConnection: *qeMaxConn, ArrowFlightMaxConnections: *flightMaxConn, MaxUserConnections: *userMaxConn,
-		WaitTimeout: *waitTimeout, PreTimeTravelFE: *preTimeTravel,
+		WaitTimeout: *waitTimeout, PreTimeTravelFE: *preTimeTravel, ClusterID: int32(*clusterID),
 	})
 	cancel()
 	if err != nil {

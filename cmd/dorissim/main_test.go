@@ -175,6 +175,7 @@ func TestBadClockStartAndTimeZone(t *testing.T) {
 		{[]string{"--clock-start", "2026-11-01 05:59:30"}, 2, "--clock-start must be an RFC 3339 instant"},
 		{[]string{"--time-zone", "Mars/Olympus"}, 1, "Unknown or incorrect time zone: 'Mars/Olympus'"},
 		{[]string{"--max-user-connections", "10001"}, 1, "max_user_connections is not valid, must between 1 and 10000"},
+		{[]string{"--cluster-id", "0"}, 2, "--cluster-id must be 1..2147483647"},
 	} {
 		args := append([]string{"--http-port", "0", "--mysql-port", "0", "--flight-port", "0", "--be-flight-port", "0"}, tc.args...)
 		out, err := exec.CommandContext(ctx, binary(t, ctx), args...).CombinedOutput()

@@ -52,8 +52,9 @@ type stateHead struct {
 }
 
 type stateTail struct {
-	Seq     uint64    `json:"seq"`
-	SavedAt time.Time `json:"saved_at"`
+	ClusterID string    `json:"cluster_id,omitempty"`
+	Seq       uint64    `json:"seq"`
+	SavedAt   time.Time `json:"saved_at"`
 }
 
 // encode is Encode with the cache.
@@ -76,7 +77,7 @@ func (e *encoder) encode(s *State) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	tail, err := json.Marshal(&stateTail{Seq: cp.Seq, SavedAt: cp.SavedAt})
+	tail, err := json.Marshal(&stateTail{ClusterID: cp.ClusterID, Seq: cp.Seq, SavedAt: cp.SavedAt})
 	if err != nil {
 		return nil, fmt.Errorf("encode checkpoint: %w", err)
 	}

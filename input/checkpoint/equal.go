@@ -11,7 +11,7 @@ func Equal(a, b *State) bool {
 	if a == nil || b == nil {
 		return a == b
 	}
-	return a.Version == b.Version && a.WindowZone == b.WindowZone &&
+	return a.Version == b.Version && a.WindowZone == b.WindowZone && a.ClusterID == b.ClusterID &&
 		windowsEqual(a.Stream, b.Stream) && tablesEqual(a.Tables, b.Tables)
 }
 

@@ -64,9 +64,13 @@ type State struct {
 	// nil in snapshot-only inputs.
 	Stream *Window `json:"stream,omitempty"`
 	// Tables maps `db.table` to that table's phase and progress.
-	Tables  map[string]*Table `json:"tables"`
-	Seq     uint64            `json:"seq"`
-	SavedAt time.Time         `json:"saved_at"`
+	Tables map[string]*Table `json:"tables"`
+	// ClusterID is the Doris cluster the position was taken on (SHOW
+	// FRONTENDS ClusterId): a TSO means nothing on another cluster. Empty
+	// in states written before it was recorded; input/clusterguard.go checks it.
+	ClusterID string    `json:"cluster_id,omitempty"`
+	Seq       uint64    `json:"seq"`
+	SavedAt   time.Time `json:"saved_at"`
 	// FromVersion is the layout the state was read from when it was not
 	// the current one, so that the input can say it carried it over.
 	FromVersion int `json:"-"`

@@ -15,6 +15,7 @@ type wireState struct {
 	WindowZone string                `json:"window_zone,omitempty"`
 	Stream     *wireWindow           `json:"stream,omitempty"`
 	Tables     map[string]*wireTable `json:"tables"`
+	ClusterID  string                `json:"cluster_id,omitempty"`
 	Seq        uint64                `json:"seq"`
 	SavedAt    time.Time             `json:"saved_at"`
 }
@@ -36,7 +37,7 @@ type wireTable struct {
 
 // state parses every bound of w; the rest of the checks are validate's.
 func (w *wireState) state() (*State, error) {
-	s := &State{Version: w.Version, WindowZone: w.WindowZone, Seq: w.Seq, SavedAt: w.SavedAt}
+	s := &State{Version: w.Version, WindowZone: w.WindowZone, ClusterID: w.ClusterID, Seq: w.Seq, SavedAt: w.SavedAt}
 	var err error
 	if s.Stream, err = w.Stream.window("stream"); err != nil {
 		return nil, err

@@ -120,10 +120,6 @@ func (e *Exporter) warnf(format string, args ...any) {
 	}
 }
 
-func help(kind, benthosName string) string {
-	return fmt.Sprintf("Benthos %s %s.", kind, benthosName)
-}
-
 // NewCounterCtor implements service.MetricsExporter.
 func (e *Exporter) NewCounterCtor(name string, labelKeys ...string) service.MetricsExporterCounterCtor {
 	pname := e.opts.name(counterName(name))

@@ -37,6 +37,8 @@ Names follow Prometheus conventions:
 - timers are in seconds: Benthos's ` + "`*_ns`" + ` timers become ` + "`*_seconds`" + ` and every timing is divided by 10^9;
 - characters outside ` + "`[a-zA-Z0-9_]`" + ` become ` + "`_`" + `.
 
+Each metric's HELP line says what it means and its unit: the ` + "`doris_binlog_*`" + ` and ` + "`kafka_franz_*`" + ` metrics as their components describe them, Benthos's component metrics as Benthos defines them; a metric no one described (another plugin's) gets ` + "`Benthos <kind> <name>.`" + `. Gauges keep fractions: ` + "`doris_binlog_lag_seconds`" + ` has millisecond resolution.
+
 Label values come from the config (component ` + "`label`" + ` and ` + "`path`" + `) or from small fixed sets (phase, operation), so the number of series stays bounded.`
 )
 

@@ -25,8 +25,13 @@ type Config struct {
 	// America/New_York, or an offset such as +08:00); default: the host's
 	// zone ID, as a Doris FE starts (sqlengine.HostTimeZone).
 	TimeZone string
-	Demo     bool
-	Logf     func(format string, args ...any)
+	// ClusterID is the FE's cluster id, the ClusterId column of SHOW
+	// FRONTENDS (docs/contracts.md, "Cluster identity"): a Doris cluster draws it at random
+	// once, when its first FE starts, and keeps it. 0 is DefaultClusterID;
+	// two simulators with different ids stand for two clusters.
+	ClusterID int32
+	Demo      bool
+	Logf      func(format string, args ...any)
 	// FlightBatchRows is the most rows per Arrow record batch a DoGet
 	// sends (default 4096), so that a test can make a small result come in
 	// several batches, as a large one does from a BE.

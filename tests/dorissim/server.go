@@ -200,7 +200,21 @@ func (s *Server) frontend() sqlengine.Frontend {
 	return sqlengine.Frontend{
 		Host: s.cfg.Host, HTTPPort: s.port(listenerHTTP), QueryPort: s.port(listenerMySQL),
 		RPCPort: 9020, EditLogPort: 9010, ArrowFlightSQLPort: s.port(listenerFlight),
+		ClusterID: s.clusterID(),
 	}
+}
+
+// DefaultClusterID is the cluster id of a simulator configured without one:
+// every such simulator stands for the same cluster, so that a test restarting
+// one keeps its checkpoints valid.
+const DefaultClusterID int32 = 1
+
+// clusterID is the configured cluster id, else DefaultClusterID.
+func (s *Server) clusterID() int32 {
+	if s.cfg.ClusterID != 0 {
+		return s.cfg.ClusterID
+	}
+	return DefaultClusterID
 }
 
 func (s *Server) port(name string) int {

@@ -125,4 +125,8 @@ func TestBinaryServesPrometheusByDefault(t *testing.T) {
 		t.Errorf("output_error_total = %v", v)
 	}
 	t.Run("dashboard", func(t *testing.T) { checkDashboard(t, fams) })
+	t.Run("promtool", func(t *testing.T) { promtoolCheck(t, body) })
+	t.Run("help", func(t *testing.T) { checkHelp(t, fams) })
+	t.Run("headroom", func(t *testing.T) { checkHeadroom(t, fams) })
+	t.Run("alerts", func(t *testing.T) { checkAlerts(t, fams) })
 }

@@ -149,7 +149,8 @@ func checkDashboard(t *testing.T, fams map[string]*dto.MetricFamily) {
 	sort.Strings(list)
 	t.Logf("dashboard metrics: %s", strings.Join(list, ", "))
 	for _, want := range []string{"doris_binlog_lag_seconds", "doris_binlog_rows_total", "doris_binlog_snapshot_splits_done", "doris_binlog_tables",
-		"doris_binlog_window_seconds_bucket", "doris_binlog_expired_gaps_total", "output_error_total"} {
+		"doris_binlog_window_seconds_bucket", "doris_binlog_expired_gaps_total", "output_error_total",
+		"doris_binlog_retention_headroom_seconds", "doris_binlog_retention_headroom_min_seconds", "doris_binlog_snapshot_splits"} {
 		if !seen[want] {
 			t.Errorf("the dashboard has no panel on %s", want)
 		}

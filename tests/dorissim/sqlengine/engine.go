@@ -48,6 +48,7 @@ type Config struct {
 type Frontend struct {
 	Host                                                          string
 	HTTPPort, QueryPort, RPCPort, EditLogPort, ArrowFlightSQLPort int
+	ClusterID                                                     int32
 }
 
 // Engine owns the GMS engine shared by all sessions.

@@ -68,7 +68,7 @@ func showFrontends(s *Session) *Result {
 	vals := []string{
 		"fe_" + host + "_" + strconv.Itoa(fe.EditLogPort), host, strconv.Itoa(fe.EditLogPort),
 		strconv.Itoa(fe.HTTPPort), strconv.Itoa(fe.QueryPort), strconv.Itoa(fe.RPCPort),
-		strconv.Itoa(fe.ArrowFlightSQLPort), "FOLLOWER", "true", "1", "true", "true", "0",
+		strconv.Itoa(fe.ArrowFlightSQLPort), "FOLLOWER", "true", strconv.Itoa(int(fe.ClusterID)), "true", "true", "0",
 		start, start, "true", "", "doris-5.0.0-dorissim", "Yes",
 	}
 	cols := make([]ResultColumn, len(frontendColumns))
