@@ -1,0 +1,128 @@
+package e2e
+
+import (
+	"fmt"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rpconnect-doris/rpconnect-doris/tests/dorissim"
+	"github.com/rpconnect-doris/rpconnect-doris/tests/harness"
+)
+
+// signalDDL creates the signal table as docs/operating.md shows it.
+func signalDDL(db, table string) string {
+	return fmt.Sprintf("CREATE TABLE `%s`.`%s` (\n  `id` VARCHAR(64) NOT NULL,\n  `type` VARCHAR(32),\n  `data` STRING\n) UNIQUE KEY(`id`)\n"+
+		"DISTRIBUTED BY HASH(`id`) BUCKETS 1\nPROPERTIES (\"replication_num\" = \"1\", \"binlog.enable\" = \"true\", \"binlog.format\" = \"ROW\")", db, table)
+}
+
+// sendSignal inserts one signal row.
+func sendSignal(t *testing.T, srv *dorissim.Server, table, id, kind, data string) {
+	t.Helper()
+	q := func(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+	harness.Exec(t, srv, fmt.Sprintf("INSERT INTO %s (`id`, `type`, `data`) VALUES (%s, %s, %s)", table, q(id), q(kind), q(data)))
+}
+
+// signalRows are the events of db.table that a signal's snapshot read.
+func signalRows(evs []harness.Event, db, table, id string) []harness.Event {
+	var out []harness.Event
+	for _, ev := range harness.OfTable(evs, db, table) {
+		if ev.Operation == "read" && ev.Meta["signal_id"] == id {
+			out = append(out, ev)
+		}
+	}
+	return out
+}
+
+// checkChainOrder checks that the binlog events of the tables named,
+// which stayed in the shared windows, came in one (TSO, table, LSN, OP)
+// order, and that no event came from the signal table.
+func checkChainOrder(t *testing.T, evs []harness.Event, db, signals string, tables ...string) {
+	t.Helper()
+	var last harness.Event
+	for _, ev := range evs {
+		if ev.Table == signals {
+			t.Fatalf("a row of the signal table was delivered: %+v", ev)
+		}
+		if ev.Database != db || ev.Phase != "binlog" || !contains(tables, ev.Table) {
+			continue
+		}
+		if last.TSO != 0 && (ev.TSO < last.TSO || ev.TSO == last.TSO && ev.Table < last.Table ||
+			ev.TSO == last.TSO && ev.Table == last.Table && harness.PosLess(ev.Pos(), last.Pos())) {
+			t.Fatalf("shared-window order broken: %s %v after %s %v", ev.Table, ev.Pos(), last.Table, last.Pos())
+		}
+		last = ev
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// TestSignalResnapshotsOneTable inserts an execute-snapshot signal while
+// three tables stream: the named table's rows come again as snapshot rows
+// naming the signal, while the other two stream on in order; every table
+// replays to its final content and no change is delivered twice. The signal
+// table itself, matched by the include pattern, is never delivered.
+func TestSignalResnapshotsOneTable(t *testing.T) {
+	srv := harness.StartSim(t, dorissim.Config{})
+	loads := map[string]*harness.Workload{}
+	for i, tbl := range []string{"a", "b", "c"} {
+		harness.CreateTable(t, srv, "sig", tbl, harness.TableOpts{})
+		loads[tbl] = harness.NewWorkload(srv, "sig", tbl, uint64(30+i))
+		if err := loads[tbl].Insert(ctxTimeout(t, 30*time.Second), 25); err != nil {
+			t.Fatal(err)
+		}
+	}
+	harness.Exec(t, srv, signalDDL("sig", "cdc_signals"))
+	logs := &harness.LogCapture{}
+	col := &harness.Collector{}
+	in := harness.SelectYAML(srv, `include: ['sig\..*']`, "scan_mode: initial", "batch_size: 7", "signal_table: sig.cdc_signals")
+	harness.RunStream(t, harness.StreamConfig{Input: in, Resources: harness.MemoryCache, Logs: logs}, col)
+	for _, tbl := range []string{"a", "b", "c"} {
+		runWorkload(t, loads[tbl], 10)
+	}
+	replayEquals(t, srv, col, "sig", "a", "b", "c")
+
+	sendSignal(t, srv, "sig.cdc_signals", "resnap-1", "execute-snapshot", `{"data-collections": ["sig.b"]}`)
+	// Changes go on in every table while b leaves, snapshots and rejoins.
+	for range 4 {
+		for _, tbl := range []string{"a", "b", "c"} {
+			runWorkload(t, loads[tbl], 5)
+		}
+	}
+	live := len(harness.TableState(t, srv, "sig", "b", "id", cols...))
+	col.WaitFor(t, 60*time.Second, "the signalled snapshot of b", func(evs []harness.Event) bool {
+		return len(signalRows(evs, "sig", "b", "resnap-1")) > 0
+	})
+	for _, tbl := range []string{"a", "b", "c"} {
+		runWorkload(t, loads[tbl], 5)
+	}
+	evs := replayEquals(t, srv, col, "sig", "a", "b", "c")
+
+	got := signalRows(evs, "sig", "b", "resnap-1")
+	if len(got) < live/2 {
+		t.Fatalf("the signalled snapshot of sig.b delivered %d rows; the table had %d live rows", len(got), live)
+	}
+	for _, tbl := range []string{"a", "c"} {
+		for _, ev := range harness.OfTable(evs, "sig", tbl) {
+			if _, ok := ev.Meta["signal_id"]; ok {
+				t.Fatalf("sig.%s, not named by the signal, has a signal row: %+v", tbl, ev)
+			}
+		}
+	}
+	t.Logf("signalled snapshot rows of sig.b: %d (live rows when signalled: %d); events in all: %d", len(got), live, len(evs))
+	checkChainOrder(t, evs, "sig", "cdc_signals", "a", "c")
+	if lines := logs.Lines(slog.LevelInfo, `Signal "resnap-1" (execute-snapshot): table sig.b leaves the shared binlog windows`); len(lines) != 1 {
+		t.Fatalf("want one line saying sig.b leaves the windows, got %v\n%s", lines, logs.All())
+	}
+	if errs := logs.Lines(slog.LevelError, ""); len(errs) != 0 {
+		t.Fatalf("errors logged: %v", errs)
+	}
+}
