@@ -126,3 +126,70 @@ func TestSignalResnapshotsOneTable(t *testing.T) {
 		t.Fatalf("errors logged: %v", errs)
 	}
 }
+
+// TestSignalStopSnapshot cancels a signalled snapshot in progress: the rows
+// it delivered stay, no more come, and the table catches up from where it
+// left the windows and rejoins them, losing no change. Signals of an
+// unknown type or with malformed data are skipped with a warning naming
+// their id, and change nothing.
+func TestSignalStopSnapshot(t *testing.T) {
+	srv := harness.StartSim(t, dorissim.Config{})
+	harness.CreateTable(t, srv, "stop", "big", harness.TableOpts{Buckets: 8})
+	harness.CreateTable(t, srv, "stop", "small", harness.TableOpts{})
+	big := harness.NewWorkload(srv, "stop", "big", 41)
+	small := harness.NewWorkload(srv, "stop", "small", 42)
+	if err := big.Insert(ctxTimeout(t, 60*time.Second), 2000); err != nil {
+		t.Fatal(err)
+	}
+	if err := small.Insert(ctxTimeout(t, 30*time.Second), 10); err != nil {
+		t.Fatal(err)
+	}
+	harness.Exec(t, srv, "CREATE DATABASE IF NOT EXISTS `ops`", signalDDL("ops", "signals"))
+	logs := &harness.LogCapture{}
+	col := &harness.Collector{}
+	// A slow output keeps the snapshot of big going for seconds.
+	in := harness.SelectYAML(srv, "tables: [stop.big, stop.small]", "scan_mode: initial", "batch_size: 5",
+		"max_parallel_snapshot_splits: 1", "request_tablet_size: 1", "signal_table: ops.signals")
+	harness.RunStream(t, harness.StreamConfig{Input: in, Resources: harness.MemoryCache, Logs: logs, Processor: "sleep:\n  duration: 8ms"}, col)
+	replayEquals(t, srv, col, "stop", "big", "small")
+
+	sendSignal(t, srv, "ops.signals", "bad-kind", "pause-everything", `{}`)
+	sendSignal(t, srv, "ops.signals", "bad-data", "execute-snapshot", `{"data-collections": "stop.big"`)
+	sendSignal(t, srv, "ops.signals", "go", "execute-snapshot", `{"data-collections": ["stop.big"]}`)
+	col.WaitFor(t, 60*time.Second, "the signalled snapshot of big under way", func(evs []harness.Event) bool {
+		return len(signalRows(evs, "stop", "big", "go")) > 0
+	})
+	sendSignal(t, srv, "ops.signals", "halt", "stop-snapshot", `{"data-collections": ["stop.big"]}`)
+	stopped := `Signal "halt" (stop-snapshot): the snapshot of stop.big is cancelled`
+	waitLog(t, logs, slog.LevelInfo, stopped, 60*time.Second)
+	runWorkload(t, big, 10)
+	runWorkload(t, small, 10)
+	evs := replayEquals(t, srv, col, "stop", "big", "small")
+	n := len(signalRows(evs, "stop", "big", "go"))
+	time.Sleep(2 * time.Second) // several windows: no more snapshot rows come
+	if again := len(signalRows(col.Events(), "stop", "big", "go")); n >= 2000 || again != n {
+		t.Fatalf("the stopped snapshot delivered %d rows, then %d (of 2000 and more): it was not cancelled", n, again)
+	}
+	t.Logf("the stopped snapshot delivered %d of about 2000 rows", n)
+	for _, want := range []string{`Skipping signal "bad-kind" of signal_table ops.signals: unknown type "pause-everything"`,
+		`Skipping signal "bad-data" of signal_table ops.signals: column data is not the JSON object`} {
+		if lines := logs.Lines(slog.LevelWarn, want); len(lines) != 1 {
+			t.Fatalf("want one warning %q, got %v\n%s", want, lines, logs.All())
+		}
+	}
+	if errs := logs.Lines(slog.LevelError, ""); len(errs) != 0 {
+		t.Fatalf("errors logged: %v", errs)
+	}
+}
+
+// waitLog waits for a log line at level containing text.
+func waitLog(t *testing.T, logs *harness.LogCapture, level slog.Level, text string, timeout time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for len(logs.Lines(level, text)) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("no log line %q within %s:\n%s", text, timeout, logs.All())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
