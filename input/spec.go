@@ -165,7 +165,7 @@ func binlogFields() []*service.ConfigField {
 			Description("Optional Doris table, `db.table`, of signals that re-snapshot tables while the stream runs, as Debezium's signal table does. " +
 				"The input reads the table's row binlog in the same windows as the data, in the same `(TSO, table, LSN, OP)` order, but never emits its rows; each row inserted is one signal. " +
 				"The table needs row binlog and three string columns: `id` (unique, named on the rows and in the logs a signal causes), `type` and `data` (JSON), for example:\n\n" +
-				"```sql\nCREATE TABLE ops.cdc_signals (id VARCHAR(64), type VARCHAR(32), data STRING)\nUNIQUE KEY(id) DISTRIBUTED BY HASH(id) BUCKETS 1\n" +
+				"```sql\nCREATE TABLE ops.cdc_signals (`id` VARCHAR(64) NOT NULL, `type` VARCHAR(32), `data` STRING)\nUNIQUE KEY(`id`) DISTRIBUTED BY HASH(`id`) BUCKETS 1\n" +
 				"PROPERTIES (\"enable_unique_key_merge_on_write\" = \"true\", \"binlog.enable\" = \"true\", \"binlog.format\" = \"ROW\");\n```\n\n" +
 				"`type: execute-snapshot` with `data` `{\"data-collections\": [\"shop.orders\"], \"additional-conditions\": [{\"data-collection\": \"shop.orders\", \"filter\": \"id > 100\"}]}` " +
 				"(the conditions are optional) makes each named table leave the shared windows at the end of the window the signal was committed in, take a new snapshot (its rows are `operation: read` with the metadata `signal_id`), " +

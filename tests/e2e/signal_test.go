@@ -147,10 +147,12 @@ func TestSignalStopSnapshot(t *testing.T) {
 	harness.Exec(t, srv, "CREATE DATABASE IF NOT EXISTS `ops`", signalDDL("ops", "signals"))
 	logs := &harness.LogCapture{}
 	col := &harness.Collector{}
-	// A slow output keeps the snapshot of big going for seconds.
+	// A slow batching processor keeps the snapshot of big going for
+	// seconds; it runs in the input, in order, unlike pipeline threads.
 	in := harness.SelectYAML(srv, "tables: [stop.big, stop.small]", "scan_mode: initial", "batch_size: 5",
-		"max_parallel_snapshot_splits: 1", "request_tablet_size: 1", "signal_table: ops.signals")
-	harness.RunStream(t, harness.StreamConfig{Input: in, Resources: harness.MemoryCache, Logs: logs, Processor: "sleep:\n  duration: 8ms"}, col)
+		"max_parallel_snapshot_splits: 1", "request_tablet_size: 1", "signal_table: ops.signals",
+		"batching:\n  count: 5\n  processors:\n    - sleep:\n        duration: 3ms")
+	harness.RunStream(t, harness.StreamConfig{Input: in, Resources: harness.MemoryCache, Logs: logs}, col)
 	replayEquals(t, srv, col, "stop", "big", "small")
 
 	sendSignal(t, srv, "ops.signals", "bad-kind", "pause-everything", `{}`)
