@@ -100,6 +100,9 @@ func (wr *windowReader) merge(ctx context.Context, srcs []*windowSource, w windo
 			return err
 		}
 		for key, ops := range counts {
+			if wr.sig != nil && key == wr.sig.t.name.key {
+				continue // signals, not rows delivered
+			}
 			for op, n := range ops {
 				if n > 0 {
 					wr.m.rows.Incr(n, key, checkpoint.PhaseBinlog, changes.CountName(op))
