@@ -207,7 +207,9 @@ type snapRun struct {
 // track gives the snapshot read of table key its own context, which cancel
 // ends; end is called when the read ends.
 func (s *snapshots) track(ctx context.Context, key string) (context.Context, func()) {
+	run := ctx
 	ctx, cancel := context.WithCancelCause(ctx)
+	ctx = context.WithValue(ctx, runCtxKey{}, run)
 	r := &snapRun{cancel: cancel, done: make(chan struct{})}
 	s.mu.Lock()
 	if s.runs == nil {
@@ -236,6 +238,19 @@ func (s *snapshots) cancel(key string) {
 	}
 	r.cancel(errSnapshotStopped)
 	<-r.done
+}
+
+type runCtxKey struct{}
+
+// emitContext is the context a snapshot read hands its rows on with: the
+// run's, not the read's own, so that a stop-snapshot ends the read between
+// two batches, never a batch in the middle of its batching processors
+// (which would log the batch as dropped).
+func emitContext(ctx context.Context) context.Context {
+	if run, ok := ctx.Value(runCtxKey{}).(context.Context); ok {
+		return run
+	}
+	return ctx
 }
 
 // stoppedBySignal tells whether a snapshot read ended because a signal

@@ -133,7 +133,7 @@ func (s *snapshots) read(ctx context.Context, t *tableInfo, done []int64) error 
 			co.m.splitsDone.Set(int64(splitsDone), key)
 		}
 		markSignal(ch.msgs, signal)
-		emitErr = co.em.emit(ctx, ch.msgs, func(st *checkpoint.State) { st.SnapshotTabletsDone(key, finished) })
+		emitErr = co.em.emit(emitContext(ctx), ch.msgs, func(st *checkpoint.State) { st.SnapshotTabletsDone(key, finished) })
 		if emitErr != nil {
 			cancel()
 		}

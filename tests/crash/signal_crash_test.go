@@ -17,7 +17,7 @@ import (
 )
 
 const (
-	scDB       = "sigcrash"
+	scDB = "sigcrash"
 	// The signal table's name sorts before the data tables', so that in
 	// one transaction its row comes first and the rows after it hold the
 	// signal noted, not yet applied, for as long as they take to deliver.
@@ -226,11 +226,11 @@ func startSignalRun(t *testing.T, srv *dorissim.Server, dir, cacheDir string, no
 
 // signalCrashResult is what the runs' outputs hold together.
 type signalCrashResult struct {
-	events         map[string][]harness.Event // per table, in delivery order across runs
-	delivered      map[string]map[[3]int64]bool
-	duplicates     int
-	signalRows     map[int]int // rows with the signal's id, per run
-	signalEvents   int
+	events       map[string][]harness.Event // per table, in delivery order across runs
+	delivered    map[string]map[[3]int64]bool
+	duplicates   int
+	signalRows   map[int]int // rows with the signal's id, per run
+	signalEvents int
 }
 
 func readSignalRuns(t *testing.T, runs []*run) signalCrashResult {

@@ -3,6 +3,7 @@ package e2e
 import (
 	"fmt"
 	"log/slog"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -122,6 +123,29 @@ func TestSignalResnapshotsOneTable(t *testing.T) {
 	if lines := logs.Lines(slog.LevelInfo, `Signal "resnap-1" (execute-snapshot): table sig.b leaves the shared binlog windows`); len(lines) != 1 {
 		t.Fatalf("want one line saying sig.b leaves the windows, got %v\n%s", lines, logs.All())
 	}
+
+	// A condition limits a new snapshot to the rows that match it.
+	sendSignal(t, srv, "sig.cdc_signals", "resnap-2", "execute-snapshot",
+		`{"data-collections": ["sig.c"], "additional-conditions": [{"data-collection": "sig.c", "filter": "id <= 10"}]}`)
+	want := 0
+	for id := range harness.TableState(t, srv, "sig", "c", "id", cols...) {
+		if n, err := strconv.Atoi(id); err == nil && n <= 10 {
+			want++
+		}
+	}
+	if want == 0 {
+		t.Fatal("sig.c has no row with id <= 10 left to check the condition on")
+	}
+	evs = col.WaitFor(t, 60*time.Second, "the filtered snapshot of c", func(evs []harness.Event) bool {
+		return len(signalRows(evs, "sig", "c", "resnap-2")) >= want
+	})
+	for _, ev := range signalRows(evs, "sig", "c", "resnap-2") {
+		if id, _ := strconv.Atoi(fmt.Sprint(ev.Row["id"])); id > 10 {
+			t.Fatalf("the snapshot limited to id <= 10 delivered %v", ev.Row)
+		}
+	}
+	runWorkload(t, loads["c"], 10)
+	replayEquals(t, srv, col, "sig", "a", "b", "c")
 	if errs := logs.Lines(slog.LevelError, ""); len(errs) != 0 {
 		t.Fatalf("errors logged: %v", errs)
 	}
