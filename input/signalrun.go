@@ -30,7 +30,9 @@ type signalSource struct {
 }
 
 // openSignals checks the signal table and makes the chain read it; without
-// signal_table it does nothing.
+// signal_table it does nothing. A table that is missing or not shaped as
+// signals stops the input; a check that fails for another reason (the FE
+// unreachable) is retried with backoff, warning once.
 func (co *coordinator) openSignals(ctx context.Context) error {
 	if co.conf.SignalTable == "" {
 		return nil
@@ -39,25 +41,55 @@ func (co *coordinator) openSignals(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", fieldSignalTable, err)
 	}
+	var bo windowplan.Backoff
+	warned := false
+	for {
+		t, err := co.checkSignalTable(ctx, name)
+		if err == nil {
+			t.signal = true
+			co.sig = &signalSource{co: co, t: t}
+			co.wr.sig = co.sig
+			co.log.Infof("Reading signals from %s in every binlog window", name.key)
+			return nil
+		}
+		if isFatal(err) || ctx.Err() != nil {
+			return err
+		}
+		if !warned {
+			co.log.Warnf("Checking %s %s failed, retrying with backoff: %v", fieldSignalTable, name.key, err)
+			warned = true
+		}
+		if err := doris.Sleep(ctx, bo.Next()); err != nil {
+			return err
+		}
+	}
+}
+
+// checkSignalTable reads the signal table's facts: a fatal error when it
+// cannot serve as one.
+func (co *coordinator) checkSignalTable(ctx context.Context, name tableName) (*tableInfo, error) {
+	exists, err := doris.TableExists(ctx, co.c.rest, name.db, name.table)
+	if err != nil {
+		return nil, err
+	}
+	if !exists {
+		return nil, fatalf("%s %s does not exist: create it (docs/operating.md, Signals, has the DDL) or remove %s", fieldSignalTable, name.key, fieldSignalTable)
+	}
 	t, problem, err := co.cat.admit(ctx, name)
 	if err != nil {
-		return fmt.Errorf("checking %s %s: %w", fieldSignalTable, name.key, err)
+		return nil, fmt.Errorf("checking %s %s: %w", fieldSignalTable, name.key, err)
 	}
 	if problem != "" {
-		return fatalf("%s %s cannot be read: %s", fieldSignalTable, name.key, problem)
+		return nil, fatalf("%s %s cannot be read: %s", fieldSignalTable, name.key, problem)
 	}
 	props, err := t.properties(ctx, false)
 	if err != nil {
-		return fmt.Errorf("checking %s %s: %w", fieldSignalTable, name.key, err)
+		return nil, fmt.Errorf("checking %s %s: %w", fieldSignalTable, name.key, err)
 	}
 	if err := checkSignalColumns(props.Columns); err != nil {
-		return fatalf("%s %s: %v", fieldSignalTable, name.key, err)
+		return nil, fatalf("%s %s: %v", fieldSignalTable, name.key, err)
 	}
-	t.signal = true
-	co.sig = &signalSource{co: co, t: t}
-	co.wr.sig = co.sig
-	co.log.Infof("Reading signals from %s in every binlog window", name.key)
-	return nil
+	return t, nil
 }
 
 // checkSignalColumns requires the id, type and data columns as strings.

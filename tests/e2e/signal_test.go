@@ -219,3 +219,27 @@ func waitLog(t *testing.T, logs *harness.LogCapture, level slog.Level, text stri
 		time.Sleep(100 * time.Millisecond)
 	}
 }
+
+// TestSignalTableMustBeUsable stops the input, naming signal_table, when the
+// table is missing or lacks the signal columns, before any window is read,
+// rather than reconnecting for ever.
+func TestSignalTableMustBeUsable(t *testing.T) {
+	srv := harness.StartSim(t, dorissim.Config{})
+	harness.CreateTable(t, srv, "chk", "data", harness.TableOpts{})
+	harness.CreateTable(t, srv, "chk", "wrong", harness.TableOpts{}) // row binlog, but not the columns of signals
+	for sig, want := range map[string]string{
+		"chk.missing": "signal_table chk.missing does not exist: create it",
+		"chk.wrong":   "signal_table chk.wrong: column id is bigint; it must be a string type",
+	} {
+		t.Run(sig, func(t *testing.T) {
+			logs := &harness.LogCapture{}
+			in := harness.SelectYAML(srv, "tables: [chk.data]", "scan_mode: latest", "signal_table: "+sig)
+			harness.RunStream(t, harness.StreamConfig{Input: in, Resources: harness.MemoryCache, Logs: logs}, &harness.Collector{})
+			waitLog(t, logs, slog.LevelWarn, want, 30*time.Second)
+			time.Sleep(time.Second)
+			if again := logs.Lines(slog.LevelWarn, "reconnecting"); len(again) != 0 {
+				t.Fatalf("the input reconnects on a signal table that cannot work, %d times in a second: %v", len(again), again[0])
+			}
+		})
+	}
+}
