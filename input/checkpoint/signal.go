@@ -52,6 +52,9 @@ type SignalResult struct {
 // snapshot have their DoneTablets cleared; the caller starts their
 // snapshot reads.
 func (s *State) ApplySignals(end Bound) []SignalResult {
+	if !s.hasPending() {
+		return nil // every window ends here: no sort of a thousand names
+	}
 	var out []SignalResult
 	for _, key := range s.TableNames() {
 		t := s.Tables[key]
@@ -72,6 +75,15 @@ func (s *State) ApplySignals(end Bound) []SignalResult {
 		out = append(out, r)
 	}
 	return out
+}
+
+func (s *State) hasPending() bool {
+	for _, t := range s.Tables {
+		if t.Pending != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // resnapshot moves t into a new snapshot whose binlog starts where t
@@ -109,6 +121,9 @@ func (s *State) stopSnapshot(key string, t *Table) (outcome, reason string) {
 // PendingStops names the tables whose signalled snapshot a stop-snapshot
 // noted in the current window ends when the window does.
 func (s *State) PendingStops() []string {
+	if !s.hasPending() {
+		return nil
+	}
 	var keys []string
 	for _, key := range s.TableNames() {
 		t := s.Tables[key]
