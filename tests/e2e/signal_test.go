@@ -242,4 +242,13 @@ func TestSignalTableMustBeUsable(t *testing.T) {
 			}
 		})
 	}
+	t.Run("dropped while running", func(t *testing.T) {
+		harness.Exec(t, srv, signalDDL("chk", "signals"))
+		logs := &harness.LogCapture{}
+		in := harness.SelectYAML(srv, "tables: [chk.data]", "scan_mode: latest", "signal_table: chk.signals")
+		harness.RunStream(t, harness.StreamConfig{Input: in, Resources: harness.MemoryCache, Logs: logs}, &harness.Collector{})
+		waitLog(t, logs, slog.LevelInfo, "Reading signals from chk.signals in every binlog window", 30*time.Second)
+		harness.Exec(t, srv, "DROP TABLE `chk`.`signals`")
+		waitLog(t, logs, slog.LevelError, "signal_table chk.signals was dropped: signals cannot be read", 30*time.Second)
+	})
 }
