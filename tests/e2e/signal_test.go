@@ -252,3 +252,27 @@ func TestSignalTableMustBeUsable(t *testing.T) {
 		waitLog(t, logs, slog.LevelError, "signal_table chk.signals was dropped: signals cannot be read", 30*time.Second)
 	})
 }
+
+// TestSignalInLatestMode gives a stream that started without a snapshot
+// (scan_mode: latest) the full state of a table on a signal: after it the
+// table's events replay to its content, with no change delivered twice.
+func TestSignalInLatestMode(t *testing.T) {
+	srv := harness.StartSim(t, dorissim.Config{})
+	harness.CreateTable(t, srv, "lat", "x", harness.TableOpts{})
+	harness.Exec(t, srv, signalDDL("lat", "signals"))
+	load := harness.NewWorkload(srv, "lat", "x", 51)
+	if err := load.Insert(ctxTimeout(t, 30*time.Second), 15); err != nil {
+		t.Fatal(err)
+	}
+	col := &harness.Collector{}
+	in := harness.SelectYAML(srv, "tables: [lat.x]", "scan_mode: latest", "checkpoint_cache_key: lat", "signal_table: lat.signals")
+	r := harness.RunStream(t, harness.StreamConfig{Input: in, Resources: harness.MemoryCache}, col)
+	harness.WaitCheckpoint(t, r, "lat")
+	runWorkload(t, load, 5)
+	sendSignal(t, srv, "lat.signals", "full-state", "execute-snapshot", `{"data-collections": ["lat.x"]}`)
+	runWorkload(t, load, 10)
+	evs := replayEquals(t, srv, col, "lat", "x")
+	if len(signalRows(evs, "lat", "x", "full-state")) == 0 {
+		t.Fatal("no row of the signalled snapshot")
+	}
+}
