@@ -46,6 +46,9 @@ func (cat *catalog) candidates(ctx context.Context) ([]tableName, error) {
 		}
 		for _, name := range tables {
 			t := newTableName(db, name)
+			if t.key == cat.conf.SignalTable {
+				continue // read by the chain for its signals, never as data
+			}
 			if sel.byPattern() && sel.matches(t) || !sel.byPattern() && slices.Contains(sel.fixed, t) {
 				out = append(out, t)
 			}

@@ -60,6 +60,7 @@ func (ch *chain) next(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	tables = co.withSignal(tables)
 	began := time.Now()
 	var dropped []string
 	if len(tables) > 0 {
@@ -71,9 +72,18 @@ func (ch *chain) next(ctx context.Context) error {
 		}
 	}
 	co.m.window.Timing(time.Since(began).Nanoseconds())
-	if err := co.em.emit(ctx, nil, func(st *checkpoint.State) { st.AdvanceChain(w.End.Stored()) }); err != nil {
+	if dropped, err = co.signalDropped(dropped); err != nil {
 		return err
 	}
+	co.stopSignalled()
+	var signalled []checkpoint.SignalResult
+	if err := co.em.emit(ctx, nil, func(st *checkpoint.State) {
+		st.AdvanceChain(w.End.Stored())
+		signalled = st.ApplySignals(w.End.Stored())
+	}); err != nil {
+		return err
+	}
+	co.applySignals(ctx, w.End.Stored(), signalled)
 	return co.dropTables(ctx, dropped)
 }
 

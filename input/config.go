@@ -36,6 +36,7 @@ type Config struct {
 	IgnoreUpdateBefore        bool   // UB rows filtered out in Doris
 	BinlogFilter              string // validated condition for every @incr query
 	OffsetTable               string
+	SignalTable               string // db.table key of the signal table, or ""
 	ConsumerID                string
 	UseFlightSQL              bool
 	FlightSQLPort             int
@@ -178,6 +179,16 @@ func parseBinlog(pc *service.ParsedConfig, c *Config) error {
 		if _, _, err := doris.ParseTableIdentifier(c.OffsetTable); err != nil {
 			return fieldErr(fieldOffsetTable, err)
 		}
+	}
+	if c.SignalTable, err = optString(pc, fieldSignalTable); err != nil {
+		return err
+	}
+	if c.SignalTable != "" {
+		t, err := parseTableName(c.SignalTable)
+		if err != nil {
+			return fieldErr(fieldSignalTable, err)
+		}
+		c.SignalTable = t.key
 	}
 	if c.ConsumerID, err = optString(pc, fieldConsumerID); err != nil {
 		return err
@@ -334,6 +345,10 @@ func (c *Config) crossCheck() error {
 		return fieldErrf(fieldOffsetTable, "binlog_offset_table is only valid in incremental scan modes")
 	case c.OffsetTable != "" && c.JDBCURL == "":
 		return fieldErrf(fieldJDBCURL, "jdbc_url is required when binlog_offset_table is configured")
+	case c.SignalTable != "" && !incr:
+		return fieldErrf(fieldSignalTable, "signal_table is only valid in incremental scan modes (initial, latest, from-timestamp)")
+	case c.SignalTable != "" && c.Selection.names(c.SignalTable):
+		return fieldErrf(fieldSignalTable, "signal_table %s is also one of the tables: a signal table is never followed as data", c.SignalTable)
 	case incr && c.CheckpointCache == "":
 		return fieldErrf(fieldCheckpointCache, "checkpoint_cache is required when scan_mode is %s", c.ScanMode)
 	}

@@ -26,6 +26,7 @@ type coordinator struct {
 	em    *emitter
 	wr    *windowReader // set with em, when the run starts producing
 	idle  *idleWindows  // the idle-table rule; nil with skip_idle_tables off
+	sig   *signalSource // the signal table; nil without signal_table
 
 	start *checkpoint.State // where the run starts: committed, or fresh
 
@@ -140,6 +141,9 @@ func (co *coordinator) produce(ctx context.Context, run *delivery.Run[*checkpoin
 // tables whose snapshot finished catch up and join.
 func (co *coordinator) runStream(ctx context.Context) error {
 	if err := co.snaps.waitChainStart(ctx); err != nil {
+		return err
+	}
+	if err := co.openSignals(ctx); err != nil {
 		return err
 	}
 	var stored checkpoint.Bound

@@ -109,6 +109,7 @@ root = [
   if $incr && this.use_flight_sql.or(true) == false { "incremental scan modes require use_flight_sql=true" } else { "" },
   if $offset != $consumer { "binlog_offset_table and binlog_consumer_id must be configured together" } else { "" },
   if $offset && !$incr { "binlog_offset_table is only valid in incremental scan modes" } else { "" },
+  if this.signal_table.or("") != "" && !$incr { "signal_table is only valid in incremental scan modes (initial, latest, from-timestamp)" } else { "" },
   if $offset && this.jdbc_url.or("") == "" { "jdbc_url is required when binlog_offset_table is configured" } else { "" },
   if $incr && this.checkpoint_cache.or("") == "" { "checkpoint_cache is required when scan_mode is " + $mode } else { "" },
   ` + maxFlightSessionsSpecLint + `,

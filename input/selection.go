@@ -50,6 +50,11 @@ func (s *selection) matches(t tableName) bool {
 	return in && !out
 }
 
+// names tells whether the fixed list names the table key.
+func (s *selection) names(key string) bool {
+	return slices.ContainsFunc(s.fixed, func(t tableName) bool { return t.key == key })
+}
+
 // canonical names the selection for logs and the default checkpoint key:
 // the sorted table list, or the patterns as written.
 func (s *selection) canonical() string {

@@ -19,6 +19,9 @@ type snapshots struct {
 	wg       sync.WaitGroup
 	finished chan struct{}           // signalled when a table's snapshot finished
 	fail     context.CancelCauseFunc // ends the run; set when it starts
+
+	mu   sync.Mutex
+	runs map[string]*snapRun // reads in progress, which a signal may stop (signalrun.go)
 }
 
 func newSnapshots(co *coordinator) *snapshots {
@@ -46,9 +49,11 @@ func (s *snapshots) startPending(ctx context.Context) {
 
 // start reads t's snapshot in the background.
 func (s *snapshots) start(ctx context.Context, t *tableInfo, done []int64) {
+	ctx, end := s.track(ctx, t.name.key)
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
+		defer end()
 		select {
 		case s.sem <- struct{}{}:
 		case <-ctx.Done():
@@ -56,6 +61,9 @@ func (s *snapshots) start(ctx context.Context, t *tableInfo, done []int64) {
 		}
 		defer func() { <-s.sem }()
 		if err := s.read(ctx, t, done); err != nil {
+			if stoppedBySignal(ctx) {
+				return
+			}
 			s.fail(err)
 			return
 		}
@@ -97,6 +105,8 @@ func (s *snapshots) read(ctx context.Context, t *tableInfo, done []int64) error 
 	if err := s.awaitPublished(ctx, t); err != nil {
 		return err
 	}
+	signal, filter := co.snapshotSignal(t.name.key)
+	t.setSnapshotFilter(filter)
 	todo, total, err := s.sr.pending(ctx, t, done)
 	if err != nil {
 		return err
@@ -122,7 +132,8 @@ func (s *snapshots) read(ctx context.Context, t *tableInfo, done []int64) error 
 			splitsDone += ch.splits
 			co.m.splitsDone.Set(int64(splitsDone), key)
 		}
-		emitErr = co.em.emit(ctx, ch.msgs, func(st *checkpoint.State) { st.SnapshotTabletsDone(key, finished) })
+		markSignal(ch.msgs, signal)
+		emitErr = co.em.emit(emitContext(ctx), ch.msgs, func(st *checkpoint.State) { st.SnapshotTabletsDone(key, finished) })
 		if emitErr != nil {
 			cancel()
 		}

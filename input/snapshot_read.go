@@ -39,7 +39,7 @@ type snapChunk struct {
 // pending plans splits with _query_plan, drops tablets already done and
 // forms the queries that read the rest.
 func (sr *splitReader) pending(ctx context.Context, t *tableInfo, doneTablets []int64) ([]splitQuery, int, error) {
-	planSQL := doris.SnapshotSQL(t.name.db, t.name.table, sr.conf.ReadFields, nil, sr.conf.FilterQuery)
+	planSQL := doris.SnapshotSQL(t.name.db, t.name.table, sr.conf.ReadFields, nil, sr.filterOf(t))
 	qp, err := doris.PlanQuery(ctx, sr.c.rest, t.name.db, t.name.table, planSQL)
 	if err != nil {
 		return nil, 0, fmt.Errorf("query plan for %s: %w", t.name.key, err)
@@ -137,7 +137,7 @@ func (sr *splitReader) readWithRetry(ctx context.Context, t *tableInfo, sp split
 func (sr *splitReader) read(ctx context.Context, t *tableInfo, sp splitQuery, out chan<- snapChunk) error {
 	resolve := func(rs *arrow.Schema) (*schemameta.Meta, error) { return t.schemaFor(ctx, sr.conf.ReadFields, rs) }
 	rc := changes.NewConverter(changes.Table{DB: t.name.db, Name: t.name.table, Key: t.name.key}, rowjson.Options{DatetimePrecision: t.datetimePrecision()}, resolve)
-	sql := doris.SnapshotSQL(t.name.db, t.name.table, sr.conf.ReadFields, sp.Tablets, sr.conf.FilterQuery)
+	sql := doris.SnapshotSQL(t.name.db, t.name.table, sr.conf.ReadFields, sp.Tablets, sr.filterOf(t))
 	maxRows := sr.maxRows
 	buf := make([]*service.Message, 0, maxRows)
 	send := func(ch snapChunk) error {

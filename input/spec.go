@@ -24,6 +24,7 @@ const (
 	fieldSkipIdleTables            = "skip_idle_tables"
 	fieldOffsetTable               = "binlog_offset_table"
 	fieldConsumerID                = "binlog_consumer_id"
+	fieldSignalTable               = "signal_table"
 	fieldOnExpired                 = "binlog_on_expired"
 	fieldMergeUpdates              = "binlog_merge_updates"
 	fieldIgnoreUpdateBefore        = "binlog_ignore_update_before"
@@ -162,6 +163,22 @@ func binlogFields() []*service.ConfigField {
 			Example("ops.source_offsets").
 			Optional().Advanced().
 			LintRule(dbTableLint(fieldOffsetTable)),
+		service.NewStringField(fieldSignalTable).
+			Description("Optional Doris table, `db.table`, of signals that re-snapshot tables while the stream runs, as Debezium's signal table does. " +
+				"The input reads the table's row binlog in the same windows as the data, in the same `(TSO, table, LSN, OP)` order, but never emits its rows; each row inserted is one signal. " +
+				"The table needs row binlog and three string columns: `id` (unique, named on the rows and in the logs a signal causes), `type` and `data` (JSON), for example:\n\n" +
+				"```sql\nCREATE TABLE ops.cdc_signals (`id` VARCHAR(64) NOT NULL, `type` VARCHAR(32), `data` STRING)\nUNIQUE KEY(`id`) DISTRIBUTED BY HASH(`id`) BUCKETS 1\n" +
+				"PROPERTIES (\"enable_unique_key_merge_on_write\" = \"true\", \"binlog.enable\" = \"true\", \"binlog.format\" = \"ROW\");\n```\n\n" +
+				"`type: execute-snapshot` with `data` `{\"data-collections\": [\"shop.orders\"], \"additional-conditions\": [{\"data-collection\": \"shop.orders\", \"filter\": \"id > 100\"}]}` " +
+				"(the conditions are optional) makes each named table leave the shared windows at the end of the window the signal was committed in, take a new snapshot (its rows are `operation: read` with the metadata `signal_id`), " +
+				"catch up on its own binlog from where it left and rejoin, while the other tables stream on; every change of the table is delivered once as a change, before or after the snapshot. " +
+				"`type: stop-snapshot` with `{\"data-collections\": [\"shop.orders\"]}` (or no tables: all) cancels such a snapshot: the rows delivered stay delivered, and the table catches up from where it left and rejoins, losing no change. " +
+				"A signal survives a restart at any point: it is kept in the checkpoint from the batch that delivered its position on. " +
+				"A row of an unknown type, a malformed row, a table the input does not follow or one that is taking a snapshot already is skipped with a warning naming the signal's id. " +
+				"Updates and deletes of the signal table are ignored, so old signals may be deleted. Valid in incremental scan modes only; the table is never followed as data. See docs/operating.md, Signals.").
+			Example("ops.cdc_signals").
+			Optional().Advanced().
+			LintRule(dbTableLint(fieldSignalTable)),
 		service.NewStringField(fieldConsumerID).
 			Description("The `consumer_id` row written to `binlog_offset_table`. Set together with `binlog_offset_table`. When set it is also the default `checkpoint_cache_key`.").
 			Optional().Advanced(),

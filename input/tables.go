@@ -25,6 +25,13 @@ type tableInfo struct {
 	partitions map[int64]string // id -> name at the last look; nil before it
 	meta       *schemameta.Meta // schema metadata built from metaOf
 	metaOf     *doris.TableProperties
+
+	// signal: the signal table (signal_table), read whole by the chain
+	// without read_field and binlog_filter, which are the data's.
+	signal bool
+	// snapFilter is the condition of a signalled snapshot, read by the
+	// snapshot's split queries; "" for none.
+	snapFilter string
 }
 
 const propsRefreshInterval = 5 * time.Minute

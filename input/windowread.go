@@ -29,6 +29,7 @@ type windowReader struct {
 	em      *emitter
 	maxRows int
 	halves  *changes.HalfPairLog // binlog_merge_updates warnings, rate-limited
+	sig     *signalSource        // takes the signal table's rows; nil without one
 	// bufferLimit bounds what a window over more tables than sessions
 	// holds (windowHeldLimit; smaller in tests).
 	bufferLimit int64
@@ -98,13 +99,21 @@ func (wr *windowReader) merge(ctx context.Context, srcs []*windowSource, w windo
 	}
 	emit := func(msgs []*service.Message, pos []checkpoint.Pos, counts map[string]*changes.OpCounts) error {
 		last := &pos[len(pos)-1]
+		data, sigs := wr.sig.take(msgs)
 		if marks != nil {
-			msgs, last = marks.wrap(msgs, pos)
+			data, last = marks.wrap(data, wr.sig.dataPositions(msgs, pos, len(data)))
 		}
-		if err := wr.em.emit(ctx, msgs, placeAt(place, last)); err != nil {
+		placed := placeAt(place, last)
+		if err := wr.em.emit(ctx, data, func(st *checkpoint.State) {
+			placed(st)
+			wr.sig.note(st, sigs)
+		}); err != nil {
 			return err
 		}
 		for key, ops := range counts {
+			if wr.sig != nil && key == wr.sig.t.name.key {
+				continue // signals, not rows delivered
+			}
 			for op, n := range ops {
 				if n > 0 {
 					wr.m.rows.Incr(n, key, checkpoint.PhaseBinlog, changes.CountName(op))
@@ -187,13 +196,22 @@ func (wr *windowReader) newSource(ctx context.Context, t *tableInfo, w windowpla
 func (s *windowSource) newConverter(ctx context.Context) *changes.Converter {
 	name := s.t.name
 	opts := rowjson.Options{Binlog: true, DatetimePrecision: s.t.datetimePrecision()}
-	resolve := func(rs *arrow.Schema) (*schemameta.Meta, error) { return s.t.schemaFor(ctx, s.wr.conf.ReadFields, rs) }
+	resolve := func(rs *arrow.Schema) (*schemameta.Meta, error) { return s.t.schemaFor(ctx, s.fields(), rs) }
 	rc := changes.NewConverter(changes.Table{DB: name.db, Name: name.table, Key: name.key}, opts, resolve)
 	rc.CatchUp = s.catchUp
 	if s.wr.conf.DebugMetadata {
 		rc.DebugWindow = &changes.Window{Start: s.w.Start.String(), End: s.w.End.String()}
 	}
 	return rc
+}
+
+// fields are the columns read of the table: read_field, but every column
+// of the signal table.
+func (s *windowSource) fields() []string {
+	if s.t.signal {
+		return nil
+	}
+	return s.wr.conf.ReadFields
 }
 
 // drain waits for the source to end and releases the batches the merge
@@ -321,8 +339,12 @@ func (s *windowSource) gone(ctx context.Context) bool {
 // stops the request_query_timeout clock.
 func (s *windowSource) read(ctx context.Context, piece windowplan.Window) error {
 	name := s.t.name
-	sql := doris.IncrSQLWhere(name.db, name.table, s.wr.conf.ReadFields, piece.Start.String(), piece.End.String(), s.wr.conf.IncrementType,
-		doris.BinlogCondition(s.wr.conf.IgnoreUpdateBefore, s.wr.conf.BinlogFilter))
+	filter := s.wr.conf.BinlogFilter
+	if s.t.signal {
+		filter = "" // the data's condition, not the signals'
+	}
+	sql := doris.IncrSQLWhere(name.db, name.table, s.fields(), piece.Start.String(), piece.End.String(), s.wr.conf.IncrementType,
+		doris.BinlogCondition(s.wr.conf.IgnoreUpdateBefore, filter))
 	err := s.wr.c.onSession(ctx, s.wr.conf.QueryTimeout, func(qctx context.Context, fc *flight.Client) error {
 		err := fc.Query(qctx, sql, func(rec arrow.RecordBatch) error {
 			return holdQuery(qctx, func() error {

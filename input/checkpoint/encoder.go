@@ -139,6 +139,10 @@ func (e *encoder) encodeTables(tables map[string]*Table, hasStream bool) ([]byte
 			}
 			et.t, et.stream, et.json = *t, hasStream, b
 			et.t.CatchUp = t.CatchUp.Clone()
+			if t.Pending != nil {
+				p := *t.Pending
+				et.t.Pending = &p
+			}
 		}
 		et.gen = e.gen
 	}

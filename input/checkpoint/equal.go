@@ -34,7 +34,9 @@ func tableEqual(a, b *Table) bool {
 		return a == b
 	}
 	return a.Phase == b.Phase && a.Start == b.Start && a.MaxTablet == b.MaxTablet &&
-		tabletsEqual(a.DoneTablets, b.DoneTablets) && windowsEqual(a.CatchUp, b.CatchUp)
+		tabletsEqual(a.DoneTablets, b.DoneTablets) && windowsEqual(a.CatchUp, b.CatchUp) &&
+		a.Signal == b.Signal && a.SignalFilter == b.SignalFilter &&
+		(a.Pending == nil) == (b.Pending == nil) && (a.Pending == nil || *a.Pending == *b.Pending)
 }
 
 // tabletsEqual compares sets, as their run text does: order and repeats

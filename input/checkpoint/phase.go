@@ -16,7 +16,9 @@ import "slices"
 // came from its catch-up, and every row from it on comes from the chain.
 //
 // A table that is not in s is left alone by every transition: it was
-// dropped while a read of it was still under way.
+// dropped while a read of it was still under way. Signals (signal.go) add
+// transitions from binlog and catchup back to snapshot, and from a
+// signalled snapshot to catchup.
 
 // AddTable enters table key into s. With snapshot it starts in its snapshot
 // phase, and start, when set, is where its own binlog begins once the
@@ -43,7 +45,7 @@ func (s *State) NoteMaxTablet(key string, maxTablet int64) {
 
 // SnapshotTabletsDone records snapshot tablets of table key as delivered.
 func (s *State) SnapshotTabletsDone(key string, tablets []int64) {
-	if t := s.Tables[key]; t != nil && len(tablets) > 0 {
+	if t := s.Tables[key]; t != nil && t.Phase == PhaseSnapshot && len(tablets) > 0 {
 		t.DoneTablets = append(slices.Clip(t.DoneTablets), tablets...)
 	}
 }
@@ -57,7 +59,7 @@ func (s *State) FinishSnapshot(key string) string {
 	if t == nil {
 		return ""
 	}
-	t.DoneTablets = nil
+	t.DoneTablets, t.Signal, t.SignalFilter = nil, "", ""
 	switch {
 	case s.Stream == nil:
 		t.Phase = PhaseDone

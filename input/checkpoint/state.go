@@ -104,6 +104,21 @@ type Table struct {
 	// MaxTablet is the highest tablet id seen; a table whose tablets are
 	// all newer was dropped and created again (Doris ids only grow).
 	MaxTablet int64 `json:"max_tablet,omitempty"`
+	// Signal is the id of the signal_table row whose snapshot the table
+	// takes, while in PhaseSnapshot; empty for the snapshot of its start.
+	Signal string `json:"signal,omitempty"`
+	// SignalFilter is the condition that snapshot reads rows by, if any.
+	SignalFilter string `json:"signal_filter,omitempty"`
+	// Pending is a signal for the table read in the chain's current
+	// window: it takes effect when the window ends (ApplySignals).
+	Pending *PendingSignal `json:"pending_signal,omitempty"`
+}
+
+// PendingSignal is a signal_table row read but not applied yet.
+type PendingSignal struct {
+	ID     string `json:"id"`
+	Kind   string `json:"kind"`
+	Filter string `json:"filter,omitempty"`
 }
 
 // New returns an empty current-version State.
@@ -124,6 +139,10 @@ func (s *State) Clone() *State {
 	for name, t := range s.Tables {
 		tc := *t
 		tc.CatchUp = t.CatchUp.Clone()
+		if t.Pending != nil {
+			p := *t.Pending
+			tc.Pending = &p
+		}
 		cp.Tables[name] = &tc
 	}
 	return &cp

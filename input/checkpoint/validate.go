@@ -55,6 +55,9 @@ func validateTable(name string, t *Table, hasStream bool) error {
 	if (t.Phase == PhaseCatchUp) != (t.CatchUp != nil) {
 		return fmt.Errorf("table %s: catchup is set exactly in phase catchup", name)
 	}
+	if err := validateSignals(name, t, hasStream); err != nil {
+		return err
+	}
 	if t.CatchUp != nil {
 		return validateWindow("table "+name+" catchup", t.CatchUp)
 	}

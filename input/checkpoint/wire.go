@@ -33,6 +33,10 @@ type wireTable struct {
 	DoneTablets Tablets     `json:"snapshot_done_tablets,omitempty"`
 	CatchUp     *wireWindow `json:"catchup,omitempty"`
 	MaxTablet   int64       `json:"max_tablet,omitempty"`
+	// Added with signal_table; absent in older checkpoints.
+	Signal       string         `json:"signal,omitempty"`
+	SignalFilter string         `json:"signal_filter,omitempty"`
+	Pending      *PendingSignal `json:"pending_signal,omitempty"`
 }
 
 // state parses every bound of w; the rest of the checks are validate's.
@@ -50,7 +54,8 @@ func (w *wireState) state() (*State, error) {
 			s.Tables[name] = nil // validate names the entry
 			continue
 		}
-		t := &Table{Phase: wt.Phase, DoneTablets: wt.DoneTablets, MaxTablet: wt.MaxTablet}
+		t := &Table{Phase: wt.Phase, DoneTablets: wt.DoneTablets, MaxTablet: wt.MaxTablet,
+			Signal: wt.Signal, SignalFilter: wt.SignalFilter, Pending: wt.Pending}
 		if t.Start, err = ParseBound(wt.Start); err != nil {
 			return nil, fmt.Errorf("table %s: start must match yyyy-MM-dd HH:mm:ss; got %q", name, wt.Start)
 		}
