@@ -23,7 +23,8 @@ import (
 // A table moved back reads again, on its own, every change from the new
 // position up to the chain and then joins it; a table moved forward past
 // the chain's start waits, reading nothing, until the chain has passed
-// that position, catches up the rest and joins.
+// that position, catches up the rest and joins. A signal noted on the
+// table, or the snapshot of one it is taking, is dropped.
 func (s *State) MoveTable(key string, from Bound, after *Pos) error {
 	t := s.Tables[key]
 	switch {
@@ -35,7 +36,9 @@ func (s *State) MoveTable(key string, from Bound, after *Pos) error {
 		return fmt.Errorf("table %s: the new position is not set", key)
 	}
 	s.StartCatchUp(key, from)
-	t.DoneTablets = nil
+	// The operator's position replaces what a signal did to the table: a
+	// pending signal would move it again at the window's end.
+	t.DoneTablets, t.Signal, t.SignalFilter, t.Pending = nil, "", "", nil
 	if after == nil {
 		return nil
 	}
@@ -56,19 +59,56 @@ func LastBefore(table string, tso int64) Pos {
 	return Pos{TSO: tso - 1, Table: table, LSN: math.MaxInt64, Op: 3}
 }
 
-// Resnapshot makes table key take a new snapshot at the next start. With
-// a stream, its binlog then begins at the chain's start, which precedes
-// the new snapshot, so no change is lost (changes between it and the
-// snapshot come in both, as for a table that joins later); the chain does
-// not wait for it. Without a stream it is read and done again.
-func (s *State) Resnapshot(key string) error {
+// SnapshotOption shapes the snapshot Resnapshot starts.
+type SnapshotOption func(*snapshotPlan)
+
+type snapshotPlan struct {
+	signal, filter string
+	binlogFrom     Bound
+}
+
+// BySignal makes the snapshot signal_table row id's, reading only the
+// rows that match filter (every row when it is empty).
+func BySignal(id, filter string) SnapshotOption {
+	return func(p *snapshotPlan) { p.signal, p.filter = id, filter }
+}
+
+// BinlogFrom starts the table's binlog after the snapshot at start, where
+// it stands, instead of at the chain's start. A snapshot taken while the
+// stream runs needs it: a filtered snapshot does not read the rows whose
+// changes a table catching up has not delivered yet.
+func BinlogFrom(start Bound) SnapshotOption {
+	return func(p *snapshotPlan) { p.binlogFrom = start }
+}
+
+// Resnapshot makes table key take a new snapshot: at the next start for
+// `offsets reset`, at once for a signal (ApplySignals). Every other
+// progress of the table is dropped: its tablets done, its catch-up, and
+// any signal it had noted or was taking a snapshot for, so the options
+// alone say whose snapshot it is.
+//
+// With a stream, its binlog then begins at the chain's start (or where
+// BinlogFrom says), which precedes the new snapshot, so no change is lost
+// (changes between it and the snapshot come in both, as for a table that
+// joins later); the chain does not wait for it. Without a stream it is read
+// and done again.
+func (s *State) Resnapshot(key string, opts ...SnapshotOption) error {
 	t := s.Tables[key]
 	if t == nil {
 		return fmt.Errorf("table %s is not in the checkpoint", key)
 	}
-	t.Phase, t.DoneTablets, t.CatchUp, t.Start = PhaseSnapshot, nil, nil, Bound{}
-	if s.Stream != nil {
-		t.Start = s.Stream.Start
+	var p snapshotPlan
+	for _, o := range opts {
+		o(&p)
 	}
+	start := p.binlogFrom
+	switch {
+	case s.Stream == nil && (p.signal != "" || !start.IsZero()):
+		return fmt.Errorf("table %s: the checkpoint has no binlog stream, so a signal cannot start a snapshot of it", key)
+	case s.Stream != nil && start.IsZero():
+		start = s.Stream.Start
+	}
+	t.Phase, t.Start, t.DoneTablets, t.CatchUp = PhaseSnapshot, start, nil, nil
+	t.Signal, t.SignalFilter, t.Pending = p.signal, p.filter, nil
 	return nil
 }

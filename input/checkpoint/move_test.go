@@ -152,3 +152,53 @@ func TestSaveEditKeepsSavedAt(t *testing.T) {
 		t.Fatalf("after SaveEdit: saved_at %v seq %d phase %s; want saved_at %v, seq %d, the edit", got.SavedAt, got.Seq, got.Tables["d.a"].Phase, saved, st.Seq+1)
 	}
 }
+
+// An operator's reset or set of a table replaces whatever a signal did to
+// it: a pending signal is dropped and a signalled snapshot abandoned, so
+// the next start neither applies the old signal over the operator's choice
+// nor writes a state that validate refuses.
+func TestResetAndSetDropTheTablesSignal(t *testing.T) {
+	signalled := func() *State {
+		s := moveFixture(t)
+		if err := s.Resnapshot("d.a", BySignal("s1", "id > 3"), BinlogFrom(s.Stream.Start)); err != nil {
+			t.Fatal(err)
+		}
+		s.SnapshotTabletsDone("d.a", []int64{1})
+		s.NoteSignal("d.b", PendingSignal{ID: "s2", Kind: SignalExecuteSnapshot})
+		return s
+	}
+	s := signalled()
+	for _, key := range []string{"d.a", "d.b"} {
+		if err := s.Resnapshot(key); err != nil {
+			t.Fatal(err)
+		}
+		if tb := s.Tables[key]; tb.Phase != PhaseSnapshot || tb.Signal != "" || tb.SignalFilter != "" || tb.Pending != nil || len(tb.DoneTablets) != 0 {
+			t.Fatalf("reset %s: %+v; want a full snapshot with no signal", key, tb)
+		}
+	}
+	roundTrip(t, s)
+
+	s = signalled()
+	back := s.Stream.Start
+	for _, key := range []string{"d.a", "d.b"} {
+		if err := s.MoveTable(key, back, nil); err != nil {
+			t.Fatal(err)
+		}
+		if tb := s.Tables[key]; tb.Phase != PhaseCatchUp || tb.Signal != "" || tb.SignalFilter != "" || tb.Pending != nil {
+			t.Fatalf("set %s: %+v; want a catch-up with no signal", key, tb)
+		}
+	}
+	roundTrip(t, s)
+}
+
+// A signal needs a stream: its snapshot's binlog starts where the table
+// stands in it.
+func TestSignalledResnapshotNeedsAStream(t *testing.T) {
+	s := &State{Tables: map[string]*Table{"d.a": {Phase: PhaseDone}}}
+	if err := s.Resnapshot("d.a", BySignal("s1", "")); err == nil || !strings.Contains(err.Error(), "d.a") {
+		t.Fatalf("got %v, want an error naming the table", err)
+	}
+	if err := s.Resnapshot("d.a"); err != nil || s.Tables["d.a"].Phase != PhaseSnapshot || !s.Tables["d.a"].Start.IsZero() {
+		t.Fatalf("reset without a stream: %v %+v", err, s.Tables["d.a"])
+	}
+}

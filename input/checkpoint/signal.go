@@ -86,9 +86,9 @@ func (s *State) hasPending() bool {
 	return false
 }
 
-// resnapshot moves t into a new snapshot whose binlog starts where t
-// stands: at end for a table of the chain, at its catch-up start for one
-// catching up (which has no window open between chain windows).
+// resnapshot moves t into a new snapshot (Resnapshot) whose binlog starts
+// where t stands: at end for a table of the chain, at its catch-up start for
+// one catching up (which has no window open between chain windows).
 func (s *State) resnapshot(key string, t *Table, end Bound, p *PendingSignal) (outcome, reason string) {
 	var start Bound
 	switch t.Phase {
@@ -101,8 +101,9 @@ func (s *State) resnapshot(key string, t *Table, end Bound, p *PendingSignal) (o
 	default:
 		return SignalIgnored, "it has no binlog phase"
 	}
-	t.Phase, t.Start, t.CatchUp, t.DoneTablets = PhaseSnapshot, start, nil, nil
-	t.Signal, t.SignalFilter = p.ID, p.Filter
+	if err := s.Resnapshot(key, BySignal(p.ID, p.Filter), BinlogFrom(start)); err != nil {
+		return SignalIgnored, err.Error()
+	}
 	return SignalStarted, ""
 }
 
