@@ -60,7 +60,9 @@ func (t *Target) Set(ctx context.Context, table string, pos SetPosition, opts Ed
 		if err != nil {
 			return nil, err
 		}
-		return move(st, key, pos)
+		dropped := droppedSignals(st, key)
+		notes, err := move(st, key, pos)
+		return append(dropped, notes...), err
 	})
 }
 
@@ -98,17 +100,35 @@ func (t *Target) Reset(ctx context.Context, tables []string, opts EditOptions) (
 		return nil, fmt.Errorf("field scan_mode: %s has no snapshot phase, so a table cannot take a new snapshot; use offsets set instead", t.ScanMode)
 	}
 	return t.edit(ctx, opts, func(st *checkpoint.State) ([]string, error) {
+		var notes []string
 		for _, table := range tables {
 			key, err := tableKey(st, table)
 			if err != nil {
 				return nil, err
 			}
+			notes = append(notes, droppedSignals(st, key)...)
 			if err := st.Resnapshot(key); err != nil {
 				return nil, err
 			}
 		}
-		return nil, nil
+		return notes, nil
 	})
+}
+
+// droppedSignals says what a set or reset of table key drops of the
+// signals: the operator's position replaces the snapshot a signal started
+// and a signal noted but not applied yet, which would otherwise move the
+// table again when the chain's window ends.
+func droppedSignals(st *checkpoint.State, key string) []string {
+	t := st.Tables[key]
+	var notes []string
+	if t.Signal != "" {
+		notes = append(notes, fmt.Sprintf("table %s: the snapshot of signal %s it was taking is abandoned (its rows delivered so far stay delivered)", key, t.Signal))
+	}
+	if p := t.Pending; p != nil {
+		notes = append(notes, fmt.Sprintf("table %s: its pending %s signal %s is dropped and will not be applied", key, p.Kind, p.ID))
+	}
+	return notes
 }
 
 // edit loads the checkpoint, refuses while an input runs on it (unless

@@ -79,6 +79,20 @@ type TableReport struct {
 	Expired         bool     `json:"expired,omitempty"`
 	// Error is why the table's TTL could not be read.
 	Error string `json:"error,omitempty"`
+	// PendingSignal is a signal_table row read in the chain's current
+	// window, applied to the table when that window ends.
+	PendingSignal *SignalReport `json:"pending_signal,omitempty"`
+	// Signal is the id of the signal whose snapshot the table is taking,
+	// and SignalFilter the condition that snapshot reads rows by.
+	Signal       string `json:"signal,omitempty"`
+	SignalFilter string `json:"signal_filter,omitempty"`
+}
+
+// SignalReport is a signal noted on a table and not applied yet.
+type SignalReport struct {
+	ID     string `json:"id"`
+	Kind   string `json:"kind"`
+	Filter string `json:"filter,omitempty"`
 }
 
 // facts are what Doris told: its time and each table's binlog TTL.
@@ -109,7 +123,11 @@ func buildReport(t *Target, st *checkpoint.State, fromBackup bool, f *facts) *Re
 
 func tableReport(st *checkpoint.State, name string, f *facts) TableReport {
 	t := st.Tables[name]
-	tr := TableReport{Table: name, Phase: t.Phase, SnapshotDoneTablets: len(t.DoneTablets), MaxTablet: t.MaxTablet}
+	tr := TableReport{Table: name, Phase: t.Phase, SnapshotDoneTablets: len(t.DoneTablets), MaxTablet: t.MaxTablet,
+		Signal: t.Signal, SignalFilter: t.SignalFilter}
+	if p := t.Pending; p != nil {
+		tr.PendingSignal = &SignalReport{ID: p.ID, Kind: p.Kind, Filter: p.Filter}
+	}
 	var w *checkpoint.Window
 	switch t.Phase {
 	case checkpoint.PhaseBinlog:

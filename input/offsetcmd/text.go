@@ -111,7 +111,31 @@ func writeReport(w io.Writer, r *Report) error {
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.Table, t.Phase, tso, at, lsn, snap, age, ttl, headroom)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	writeSignals(w, r.Tables)
+	return nil
+}
+
+// writeSignals prints, under the table, the signals each table has noted
+// or is taking a snapshot for.
+func writeSignals(w io.Writer, tables []TableReport) {
+	for _, t := range tables {
+		if t.Signal != "" {
+			fmt.Fprintf(w, "Signal: %s takes the snapshot of signal %s%s\n", t.Table, t.Signal, filterText(t.SignalFilter))
+		}
+		if p := t.PendingSignal; p != nil {
+			fmt.Fprintf(w, "Pending signal: %s has %s signal %s%s, applied when the chain's window ends\n", t.Table, p.Kind, p.ID, filterText(p.Filter))
+		}
+	}
+}
+
+func filterText(filter string) string {
+	if filter == "" {
+		return ""
+	}
+	return " (filter: " + filter + ")"
 }
 
 func orOpen(end string) string {
