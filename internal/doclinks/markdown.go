@@ -135,10 +135,7 @@ func blankCodeSpans(s string) string {
 			i++
 			continue
 		}
-		n := 0
-		for i+n < len(b) && b[i+n] == '`' {
-			n++
-		}
+		n := backticks(b, i)
 		end := closingRun(b, i+n, n)
 		if end < 0 {
 			i += n
@@ -154,6 +151,15 @@ func blankCodeSpans(s string) string {
 	return string(b)
 }
 
+// backticks is the length of the run of backticks at b[i].
+func backticks(b []byte, i int) int {
+	n := 0
+	for i+n < len(b) && b[i+n] == '`' {
+		n++
+	}
+	return n
+}
+
 // closingRun finds the next run of exactly n backticks from i.
 func closingRun(b []byte, i, n int) int {
 	for i < len(b) {
@@ -161,10 +167,7 @@ func closingRun(b []byte, i, n int) int {
 			i++
 			continue
 		}
-		m := 0
-		for i+m < len(b) && b[i+m] == '`' {
-			m++
-		}
+		m := backticks(b, i)
 		if m == n {
 			return i
 		}

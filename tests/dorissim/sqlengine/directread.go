@@ -145,25 +145,44 @@ func directTablets(s *Session, db string, q directQuery) (*Result, bool, error) 
 	if err != nil {
 		return nil, false, nil // GMS reports it the usual way
 	}
-	var ids []int64 // nil: every tablet
-	if !q.all {
-		ids = make([]int64, len(q.args))
+	ids, ok := q.tabletIDs()
+	if !ok {
+		return nil, false, nil
 	}
+	return directScan(s, db, info, q, func(withTSO bool) (storage.RowIter, error) {
+		if withTSO {
+			return s.eng.store.ScanWithCommitTSO(db, q.table, ids)
+		}
+		return s.eng.store.Scan(db, q.table, ids)
+	})
+}
+
+// tabletIDs is q's TABLET ids, nil for every tablet when it has no TABLET
+// clause; ok is false when one is no integer, which GMS reports.
+func (q directQuery) tabletIDs() (ids []int64, ok bool) {
+	if q.all {
+		return nil, true
+	}
+	ids = make([]int64, len(q.args))
 	for i, a := range q.args {
+		var err error
 		if ids[i], err = strconv.ParseInt(a, 10, 64); err != nil {
-			return nil, false, nil
+			return nil, false
 		}
 	}
+	return ids, true
+}
+
+// directScan projects q's columns of info and reads its rows with scan,
+// told whether the hidden commit-TSO column is among them. handled is
+// false when the columns are not ones a direct read serves.
+func directScan(s *Session, db string, info *storage.TableInfo, q directQuery, scan func(withTSO bool) (storage.RowIter, error)) (*Result, bool, error) {
 	src, visible, withTSO := directColumns(s, db, info, q)
 	cols, proj, ok := project(src, visible, q.cols)
 	if !ok {
 		return nil, false, nil
 	}
-	scan := s.eng.store.Scan
-	if withTSO {
-		scan = s.eng.store.ScanWithCommitTSO
-	}
-	rows, err := scan(db, q.table, ids)
+	rows, err := scan(withTSO)
 	if err != nil {
 		return nil, true, err
 	}
@@ -205,31 +224,19 @@ func directAsOf(s *Session, db string, q directQuery) (*Result, bool, error) {
 	if err != nil {
 		return nil, false, nil // GMS reports the bad literal
 	}
-	var ids []int64
-	for _, a := range q.args {
-		id, err := strconv.ParseInt(a, 10, 64)
-		if err != nil {
-			return nil, false, nil
-		}
-		ids = append(ids, id)
+	ids, ok := q.tabletIDs()
+	if !ok {
+		return nil, false, nil
 	}
 	if err := checkTablets(info, ids); err != nil {
 		return nil, true, err
 	}
-	src, visible, withTSO := directColumns(s, db, info, q)
-	cols, proj, ok := project(src, visible, q.cols)
-	if !ok {
-		return nil, false, nil
-	}
-	scan := s.eng.store.ScanAsOf
-	if withTSO {
-		scan = s.eng.store.ScanAsOfWithCommitTSO
-	}
-	rows, err := scan(db, q.table, ids, tso)
-	if err != nil {
-		return nil, true, err
-	}
-	return &Result{Columns: cols, rows: rows, proj: proj}, true, nil
+	return directScan(s, db, info, q, func(withTSO bool) (storage.RowIter, error) {
+		if withTSO {
+			return s.eng.store.ScanAsOfWithCommitTSO(db, q.table, ids, tso)
+		}
+		return s.eng.store.ScanAsOf(db, q.table, ids, tso)
+	})
 }
 
 func directIncr(s *Session, gctx *sql.Context, db string, q directQuery) (*Result, bool, error) {

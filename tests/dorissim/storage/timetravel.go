@@ -191,16 +191,15 @@ func uniqueAsOf(t *table, tbs []*tablet, asOf int64) ([][]stampedRow, error) {
 		}
 	}
 	for _, h := range hist {
-		r := h.firstAfter
-		if r == nil || r.op == rawInsert {
+		if h.firstAfter == nil {
 			continue
 		}
-		old := r.row // a delete record carries the full pre-delete row with historical values
-		if r.op == rawUpdate {
-			old = r.before
+		old, err := t.rowBefore(h.firstAfter)
+		if err != nil {
+			return nil, err
 		}
 		if old == nil {
-			return nil, errorf("simulator: %s keeps no before-image for a change after the target", t.def.Name)
+			continue // an insert: the key had no row at the target
 		}
 		if i, ok := idx[t.tabletFor(old)]; ok {
 			chunks[i] = append(chunks[i], stampedRow{row: old, tso: h.lastAtOrLE})
@@ -210,6 +209,23 @@ func uniqueAsOf(t *table, tbs []*tablet, asOf int64) ([][]stampedRow, error) {
 		sort.Slice(c, func(a, b int) bool { return t.compareKeys(c[a].row, c[b].row) < 0 })
 	}
 	return chunks, nil
+}
+
+// rowBefore is the row r's key held just before change r: nil for an
+// insert (the key did not exist), the full pre-delete row a delete record
+// carries, an update's before-image.
+func (t *table) rowBefore(r *record) ([]any, error) {
+	old := r.row
+	switch r.op {
+	case rawInsert:
+		return nil, nil
+	case rawUpdate:
+		old = r.before
+	}
+	if old == nil {
+		return nil, errorf("simulator: %s keeps no before-image for a change after the target", t.def.Name)
+	}
+	return old, nil
 }
 
 func tabletIndex(tbs []*tablet) map[*tablet]int {

@@ -27,15 +27,12 @@ func uniqueRowsAsOf(t *table, tbs []*tablet, asOf int64) ([][][]any, error) {
 	idx := tabletIndex(tbs)
 	back := make([][][]any, len(tbs))
 	for _, r := range first {
-		if r.op == rawInsert {
-			continue
-		}
-		old := r.row // a delete record carries the full pre-delete row with historical values
-		if r.op == rawUpdate {
-			old = r.before
+		old, err := t.rowBefore(r)
+		if err != nil {
+			return nil, err
 		}
 		if old == nil {
-			return nil, errorf("simulator: %s keeps no before-image for a change after the target", t.def.Name)
+			continue // an insert: the key had no row at the target
 		}
 		if i, ok := idx[t.tabletFor(old)]; ok {
 			back[i] = append(back[i], old)
