@@ -271,8 +271,10 @@ func TestSignalInLatestMode(t *testing.T) {
 	runWorkload(t, load, 5)
 	sendSignal(t, srv, "lat.signals", "full-state", "execute-snapshot", `{"data-collections": ["lat.x"]}`)
 	runWorkload(t, load, 10)
-	evs := replayEquals(t, srv, col, "lat", "x")
-	if len(signalRows(evs, "lat", "x", "full-state")) == 0 {
-		t.Fatal("no row of the signalled snapshot")
-	}
+	// Rows committed in the second the stream started come as events too,
+	// so the replay can match before the snapshot arrives: wait for it.
+	col.WaitFor(t, 60*time.Second, "a row of the signalled snapshot", func(evs []harness.Event) bool {
+		return len(signalRows(evs, "lat", "x", "full-state")) > 0
+	})
+	replayEquals(t, srv, col, "lat", "x")
 }
