@@ -3,6 +3,7 @@ package sqlengine
 import (
 	"io"
 	"math/big"
+	"sync"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -37,6 +38,11 @@ type Result struct {
 	hasPk  bool
 	err    error
 	closed bool
+
+	// mu keeps Next and a close apart: a Flight client may end its session
+	// (CloseSession, the FE's session timeout) while a DoGet still reads
+	// the session's result on another goroutine.
+	mu sync.Mutex
 }
 
 func staticResult(cols []ResultColumn, rows [][]any) *Result {
@@ -47,6 +53,8 @@ func okResult(affected int64) *Result { return &Result{AffectedRows: affected} }
 
 // Next returns the next row as normalized values, or io.EOF at the end.
 func (r *Result) Next() ([]any, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	if r.closed {
 		return nil, io.EOF
 	}
@@ -166,6 +174,8 @@ func (r *Result) Close() error {
 // closeLocked is Close for callers holding the session's lock (or for
 // results without a session).
 func (r *Result) closeLocked() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	if r.closed {
 		return nil
 	}
