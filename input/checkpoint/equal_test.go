@@ -62,6 +62,7 @@ func TestEqualAgreesWithTheEncoding(t *testing.T) {
 		"catchup nil":           func(s *State) { s.Tables["db.items"].CatchUp = nil },
 		"catchup end":           func(s *State) { s.Tables["db.items"].CatchUp.End = mustBound("2025-10-09 08:53:21") },
 		"catchup last":          func(s *State) { s.Tables["db.items"].CatchUp.Last.LSN = 9 },
+		"snapshot tso":          func(s *State) { s.Tables["db.orders"].SnapshotTSO = 7 },
 	}
 	for name, change := range variants {
 		a, b := validState(), validState()
@@ -85,7 +86,7 @@ func TestEqualKnowsEveryField(t *testing.T) {
 	for _, c := range []struct {
 		v    any
 		want int
-	}{{State{}, 7}, {Window{}, 4}, {Table{}, 5}, {Pos{}, 4}} {
+	}{{State{}, 7}, {Window{}, 4}, {Table{}, 6}, {Pos{}, 4}} {
 		if got := reflect.TypeOf(c.v).NumField(); got != c.want {
 			t.Errorf("%T has %d fields, Equal was written for %d: compare the new one in equal.go and update this count", c.v, got, c.want)
 		}

@@ -100,6 +100,14 @@ type Table struct {
 	// MaxTablet is the highest tablet id seen; a table whose tablets are
 	// all newer was dropped and created again (Doris ids only grow).
 	MaxTablet int64 `json:"max_tablet,omitempty"`
+	// SnapshotTSO is the commit TSO the table's snapshot is read as of
+	// (snapshot_consistency, input/snapshotasof.go): every split reads the
+	// commits up to it, and the table's binlog leaves out its changes at or
+	// before it. It is chosen with the table's binlog start, so a restarted
+	// split reads as of the same TSO, and kept until the binlog has read
+	// past it. Zero in a checkpoint written before it existed: such a
+	// table's snapshot is read as it was then, at the current version.
+	SnapshotTSO int64 `json:"snapshot_tso,omitempty"`
 }
 
 // New returns an empty current-version State.

@@ -32,6 +32,7 @@ type wireTable struct {
 	DoneTablets Tablets     `json:"snapshot_done_tablets,omitempty"`
 	CatchUp     *wireWindow `json:"catchup,omitempty"`
 	MaxTablet   int64       `json:"max_tablet,omitempty"`
+	SnapshotTSO int64       `json:"snapshot_tso,omitempty"`
 }
 
 // state parses every bound of w; the rest of the checks are validate's.
@@ -49,7 +50,7 @@ func (w *wireState) state() (*State, error) {
 			s.Tables[name] = nil // validate names the entry
 			continue
 		}
-		t := &Table{Phase: wt.Phase, DoneTablets: wt.DoneTablets, MaxTablet: wt.MaxTablet}
+		t := &Table{Phase: wt.Phase, DoneTablets: wt.DoneTablets, MaxTablet: wt.MaxTablet, SnapshotTSO: wt.SnapshotTSO}
 		if t.Start, err = ParseBound(wt.Start); err != nil {
 			return nil, fmt.Errorf("table %s: start must match yyyy-MM-dd HH:mm:ss; got %q", name, wt.Start)
 		}
