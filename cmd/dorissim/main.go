@@ -39,6 +39,7 @@ func run(args []string) int {
 	flightMaxConn := fs.Int("arrow-flight-max-connections", -1, "arrow_flight_max_connections: the most Arrow Flight SQL sessions among them; negative: half of -qe-max-connection")
 	userMaxConn := fs.Int("max-user-connections", connpool.DefaultUserMaxConnections, "max_user_connections of the user until SET PROPERTY changes it (1..10000)")
 	waitTimeout := fs.Duration("wait-timeout", connpool.DefaultWaitTimeout, "wait_timeout: a connection or Flight session idle for longer is ended")
+	preTimeTravel := fs.Bool("pre-time-travel-fe", false, "act as an FE from before OLAP time travel: FOR VERSION AS OF is ignored (current data is read) and tables have no __DORIS_COMMIT_TSO_COL__; the fault pre_time_travel_fe switches it at run time")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -63,7 +64,7 @@ func run(args []string) int {
 		User: *user, Password: *password, VisibleWaitTimeout: *visibleWait, Demo: *demo, Logf: logger.Printf,
 		TimeZone: *timeZone, ClockStart: start,
 		QEMaxConnection: *qeMaxConn, ArrowFlightMaxConnections: *flightMaxConn, MaxUserConnections: *userMaxConn,
-		WaitTimeout: *waitTimeout,
+		WaitTimeout: *waitTimeout, PreTimeTravelFE: *preTimeTravel,
 	})
 	cancel()
 	if err != nil {

@@ -45,6 +45,13 @@ type Config struct {
 	MaxUserConnections        int
 	WaitTimeout               time.Duration
 
+	// PreTimeTravelFE starts the FE as one from before OLAP time travel
+	// (Doris before apache/doris#64776): it parses FOR VERSION AS OF and
+	// ignores it on OLAP tables, reading the current data, and no table has
+	// __DORIS_COMMIT_TSO_COL__ (docs/time-travel.md §1.10). The fault
+	// "pre_time_travel_fe" switches it while the simulator runs.
+	PreTimeTravelFE bool
+
 	// With TLS, BE Flight locations are advertised as grpc+tcp:// while the
 	// BE still serves TLS, as a proxy or be.conf public_host setup may do.
 	AdvertiseBEFlightTCP bool
@@ -69,6 +76,10 @@ type Faults struct {
 	StreamLoadHTTPErrors      int `json:"stream_load_http_errors"`      // HTTP 500 before anything is loaded
 	StreamLoadLostAnswers     int `json:"stream_load_lost_answers"`     // committed, then the connection is dropped unanswered
 	StreamLoadPublishTimeouts int `json:"stream_load_publish_timeouts"` // committed, answered "Publish Timeout"
+	// PreTimeTravelFE, when set, switches the FE to one from before OLAP
+	// time travel (true) or back to Doris 5.0 (false) until changed again;
+	// clearing the faults restores Config.PreTimeTravelFE.
+	PreTimeTravelFE *bool `json:"pre_time_travel_fe,omitempty"`
 }
 
 type faultsJSON struct {
@@ -85,6 +96,7 @@ type faultsJSON struct {
 	StreamLoadHTTPErrors    int     `json:"stream_load_http_errors"`
 	StreamLoadLostAnswers   int     `json:"stream_load_lost_answers"`
 	StreamLoadPublishTmouts int     `json:"stream_load_publish_timeouts"`
+	PreTimeTravelFE         *bool   `json:"pre_time_travel_fe,omitempty"`
 }
 
 // MarshalJSON encodes durations as latency_ms and refuse_seconds.
@@ -94,7 +106,7 @@ func (f Faults) MarshalJSON() ([]byte, error) {
 		TSOErrors: f.TSOErrors, LatencyMs: f.Latency.Milliseconds(), IncrVisibleWaitTimeouts: f.IncrVisibleWaitTimeouts,
 		IncrMemoryPressure: f.IncrMemoryPressure, FailPartitionsReads: f.FailPartitionsReads, Refuse: f.Refuse, RefuseSeconds: f.RefuseFor.Seconds(),
 		StreamLoadHTTPErrors: f.StreamLoadHTTPErrors, StreamLoadLostAnswers: f.StreamLoadLostAnswers,
-		StreamLoadPublishTmouts: f.StreamLoadPublishTimeouts,
+		StreamLoadPublishTmouts: f.StreamLoadPublishTimeouts, PreTimeTravelFE: f.PreTimeTravelFE,
 	})
 }
 
@@ -111,7 +123,7 @@ func (f *Faults) UnmarshalJSON(b []byte) error {
 		FailPartitionsReads:  j.FailPartitionsReads,
 		RefuseFor:            time.Duration(j.RefuseSeconds * float64(time.Second)),
 		StreamLoadHTTPErrors: j.StreamLoadHTTPErrors, StreamLoadLostAnswers: j.StreamLoadLostAnswers,
-		StreamLoadPublishTimeouts: j.StreamLoadPublishTmouts,
+		StreamLoadPublishTimeouts: j.StreamLoadPublishTmouts, PreTimeTravelFE: j.PreTimeTravelFE,
 	}
 	return f.validate()
 }

@@ -63,7 +63,8 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, err
 	}
 	engine, err := sqlengine.New(sqlengine.Config{Store: s.store, User: cfg.User, Password: cfg.Password,
-		Frontend: s.frontend, TimeZone: cfg.TimeZone, Pool: s.pool, OnMySQLStatement: s.stats.addMySQLStatement})
+		Frontend: s.frontend, TimeZone: cfg.TimeZone, Pool: s.pool, OnMySQLStatement: s.stats.addMySQLStatement,
+		PreTimeTravelFE: cfg.PreTimeTravelFE})
 	if err != nil {
 		s.closeListeners()
 		return nil, fmt.Errorf("start SQL engine: %w", err)
@@ -296,6 +297,9 @@ func (s *Server) ClearFaults() {
 	s.store.ClearForcedVisibleWaitTimeouts()
 	s.store.ClearForcedMemoryPressure()
 	s.store.FailPartitionsReads(0)
+	if s.engine != nil {
+		s.engine.SetPreTimeTravelFE(s.cfg.PreTimeTravelFE)
+	}
 	for _, l := range s.listeners {
 		l.reopen()
 	}
@@ -310,6 +314,10 @@ func (s *Server) actFaults(f Faults) {
 	}
 	if f.FailPartitionsReads > 0 {
 		s.store.FailPartitionsReads(f.FailPartitionsReads)
+	}
+	if f.PreTimeTravelFE != nil && s.engine != nil {
+		s.cfg.Logf("dorissim: FE without OLAP time travel: %v", *f.PreTimeTravelFE)
+		s.engine.SetPreTimeTravelFE(*f.PreTimeTravelFE)
 	}
 	if l := s.listeners[f.Refuse]; l != nil && f.RefuseFor > 0 {
 		s.cfg.Logf("dorissim: refusing %s connections for %s", f.Refuse, f.RefuseFor)

@@ -12,7 +12,7 @@ import (
 // directRead answers the two reads that Doris's Flight clients send, a
 // snapshot split and an @incr window, straight from storage:
 //
-//	SELECT <cols> FROM <t>  [TABLET(<ids>)]
+//	SELECT <cols> FROM <t>  [FOR VERSION AS OF <tso>] [TABLET(<ids>)]
 //	SELECT <cols>, __DORIS_BINLOG_TSO__, ... FROM <t>@incr(...) [ORDER BY TSO, LSN, OP]
 //
 // Doris serves these from columnar storage; running them row by row through
@@ -35,6 +35,9 @@ func directRead(s *Session, gctx *sql.Context, body string) (*Result, bool, erro
 	if q.incr {
 		return directIncr(s, gctx, db, q)
 	}
+	if q.asOf != "" && !s.eng.PreTimeTravelFE() {
+		return directAsOf(s, db, q)
+	}
 	return directTablets(s, db, q)
 }
 
@@ -45,6 +48,7 @@ type directQuery struct {
 	incr      bool
 	all       bool     // no TABLET clause: every tablet
 	args      []string // TABLET ids, or @incr key/value pairs
+	asOf      string   // the FOR VERSION AS OF literal, "" when none
 }
 
 func parseDirectRead(body string) (directQuery, bool) {
@@ -92,6 +96,14 @@ func parseDirectRead(body string) (directQuery, bool) {
 func (q directQuery) clause(sig []storage.Token, j int) (directQuery, bool) {
 	var next int
 	var err error
+	if j+4 < len(sig) && sig[j].IsWord("for") && sig[j+1].IsWord("version") && sig[j+2].IsWord("as") &&
+		sig[j+3].IsWord("of") && sig[j+4].Kind == storage.TokNumber && !strings.ContainsAny(sig[j+4].Raw, ".eE") {
+		q.asOf = sig[j+4].Raw
+		j += 5
+		if j < len(sig) && !sig[j].IsWord("tablet") {
+			return q, false
+		}
+	}
 	switch {
 	case j+2 < len(sig) && sig[j].IsPunct("@") && sig[j+1].IsWord("incr") && sig[j+2].IsPunct("("):
 		q.incr = true
@@ -142,11 +154,78 @@ func directTablets(s *Session, db string, q directQuery) (*Result, bool, error) 
 			return nil, false, nil
 		}
 	}
-	cols, proj, ok := project(info.Def.Columns, len(info.Def.Columns), q.cols)
+	src, visible, withTSO := directColumns(s, db, info, q)
+	cols, proj, ok := project(src, visible, q.cols)
 	if !ok {
 		return nil, false, nil
 	}
-	rows, err := s.eng.store.Scan(db, q.table, ids)
+	scan := s.eng.store.Scan
+	if withTSO {
+		scan = s.eng.store.ScanWithCommitTSO
+	}
+	rows, err := scan(db, q.table, ids)
+	if err != nil {
+		return nil, true, err
+	}
+	return &Result{Columns: cols, rows: rows, proj: proj}, true, nil
+}
+
+// directColumns is the source columns of a direct table read and how many
+// of them `*` covers: the table's own, then the hidden commit-TSO column
+// when the table has it and the statement names it or shows hidden
+// columns (hiddencol.go).
+func directColumns(s *Session, db string, info *storage.TableInfo, q directQuery) ([]storage.Column, int, bool) {
+	own := info.Def.Columns
+	if s.eng.PreTimeTravelFE() || !s.eng.hasCommitTSO(db, q.table) {
+		return own, len(own), false
+	}
+	show := s.gs.showHiddenColumns()
+	named := false
+	for _, c := range q.cols {
+		named = named || strings.EqualFold(c, storage.ColCommitTSO)
+	}
+	if !show && !named {
+		return own, len(own), false
+	}
+	all := withCommitTSO(own)
+	if show {
+		return all, len(all), true
+	}
+	return all, len(own), true
+}
+
+// directAsOf reads a split FOR VERSION AS OF a TSO straight from storage,
+// as asofFunc does through go-mysql-server.
+func directAsOf(s *Session, db string, q directQuery) (*Result, bool, error) {
+	info, err := s.eng.store.Table(db, q.table)
+	if err != nil {
+		return nil, false, nil
+	}
+	tso, err := strconv.ParseInt(q.asOf, 10, 64)
+	if err != nil {
+		return nil, false, nil // GMS reports the bad literal
+	}
+	var ids []int64
+	for _, a := range q.args {
+		id, err := strconv.ParseInt(a, 10, 64)
+		if err != nil {
+			return nil, false, nil
+		}
+		ids = append(ids, id)
+	}
+	if err := checkTablets(info, ids); err != nil {
+		return nil, true, err
+	}
+	src, visible, withTSO := directColumns(s, db, info, q)
+	cols, proj, ok := project(src, visible, q.cols)
+	if !ok {
+		return nil, false, nil
+	}
+	scan := s.eng.store.ScanAsOf
+	if withTSO {
+		scan = s.eng.store.ScanAsOfWithCommitTSO
+	}
+	rows, err := scan(db, q.table, ids, tso)
 	if err != nil {
 		return nil, true, err
 	}

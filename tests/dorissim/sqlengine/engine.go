@@ -37,6 +37,11 @@ type Config struct {
 	// MySQL-protocol client runs, so that the FE's statement load can be
 	// counted beside its HTTP and Flight requests.
 	OnMySQLStatement func()
+	// PreTimeTravelFE makes the FE one from before OLAP time travel
+	// (apache/doris#64776): FOR VERSION AS OF is parsed and ignored, and
+	// tables have no __DORIS_COMMIT_TSO_COL__ (docs/time-travel.md §1.10).
+	// SetPreTimeTravelFE changes it while the engine runs.
+	PreTimeTravelFE bool
 }
 
 // Frontend is the FE row of SHOW FRONTENDS.
@@ -56,6 +61,8 @@ type Engine struct {
 	// zone the current one (SET GLOBAL time_zone).
 	defaultZone string
 	zone        globalZone
+	// preTimeTravel is Config.PreTimeTravelFE, switchable at run time.
+	preTimeTravel atomic.Bool
 
 	mu       sync.Mutex
 	servers  []*server.Server
@@ -94,6 +101,7 @@ func New(cfg Config) (*Engine, error) {
 		defaultZone: zone,
 	}
 	e.zone.set(zone)
+	e.preTimeTravel.Store(cfg.PreTimeTravelFE)
 	return e, nil
 }
 

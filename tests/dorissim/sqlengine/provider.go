@@ -25,7 +25,7 @@ var (
 
 func newProvider(store *storage.Store) *provider {
 	p := &provider{store: store, tableFns: map[string]sql.TableFunction{}, functions: map[string]sql.Function{}}
-	for _, fn := range []sql.TableFunction{&incrFunc{store: store}, &tabletFunc{store: store}} {
+	for _, fn := range []sql.TableFunction{&incrFunc{store: store}, &tabletFunc{store: store}, &asofFunc{store: store}} {
 		p.tableFns[strings.ToLower(fn.Name())] = fn
 	}
 	for _, fn := range dorisFunctions() {

@@ -38,18 +38,39 @@ type textEdit struct {
 // The binlog columns of an @incr are hidden, as in Doris: a `*` in the select
 // list expands to the table's own columns only, so they appear when named.
 func rewriteDorisRefs(query, currentDB string, cols columnLister) (string, bool, error) {
+	return rewriteDorisRefsIn(query, currentDB, rewriteEnv{cols: cols})
+}
+
+// rewriteEnv is what the rewrite needs to know about the session and the
+// FE: visible columns, the hidden commit-TSO column, time travel support.
+type rewriteEnv struct {
+	cols columnLister
+	// hasCommitTSO reports whether a table has __DORIS_COMMIT_TSO_COL__;
+	// nil means no table has it (an FE before time travel).
+	hasCommitTSO func(db, table string) bool
+	// showHidden is the session's show_hidden_columns.
+	showHidden bool
+	// ignoreTimeTravel makes FOR VERSION AS OF read the current data, as an
+	// FE before apache/doris#64776 does on OLAP tables.
+	ignoreTimeTravel bool
+}
+
+// rewriteDorisRefsIn is rewriteDorisRefs with the time-travel and
+// hidden-column behaviour of env.
+func rewriteDorisRefsIn(query, currentDB string, env rewriteEnv) (string, bool, error) {
 	toks, err := storage.Lex(query)
 	if err != nil {
 		return "", false, err
 	}
 	sig := storage.Significant(toks)
+	wantTSO := env.hasCommitTSO != nil && isSelect(sig) && (env.showHidden || namesCommitTSO(sig))
 	var edits []textEdit
 	for i := 0; i < len(sig); i++ {
 		ref, ok := parseTableRef(sig, i)
 		if !ok {
 			continue
 		}
-		repl, next, ok, err := rewriteAt(sig, ref, currentDB)
+		repl, next, ok, err := rewriteAt(sig, ref, currentDB, env, wantTSO)
 		if err != nil {
 			return "", false, err
 		}
@@ -57,8 +78,8 @@ func rewriteDorisRefs(query, currentDB string, cols columnLister) (string, bool,
 			continue
 		}
 		edits = append(edits, textEdit{start: sig[ref.start].Start, end: sig[next-1].End, text: repl.call})
-		if repl.incr && cols != nil {
-			edits = append(edits, starEdits(sig, ref.start, repl.alias, cols(repl.db, ref.table))...)
+		if (repl.incr || (repl.commitTSO && !env.showHidden)) && env.cols != nil {
+			edits = append(edits, starEdits(sig, ref.start, repl.alias, env.cols(repl.db, ref.table))...)
 		}
 		i = next - 1
 	}
@@ -170,12 +191,21 @@ type replacement struct {
 	call      string // the table function call, with an alias
 	alias, db string
 	incr      bool
+	commitTSO bool // the call adds __DORIS_COMMIT_TSO_COL__ to the table's columns
 }
 
-// rewriteAt rewrites the clause after ref if it is @incr(...) or TABLET(...).
-// It returns the replacement and the index after the consumed tokens.
-func rewriteAt(sig []storage.Token, ref tableRef, currentDB string) (replacement, int, bool, error) {
+// rewriteAt rewrites the clause after ref if it is @incr(...), TABLET(...)
+// or FOR VERSION AS OF, and a plain table reference of a SELECT when the
+// commit-TSO column must be readable from it (wantTSO). It returns the
+// replacement and the index after the consumed tokens.
+func rewriteAt(sig []storage.Token, ref tableRef, currentDB string, env rewriteEnv, wantTSO bool) (replacement, int, bool, error) {
 	j := ref.end
+	if j < len(sig) && sig[j].IsWord("for") {
+		repl, next, ok, err := rewriteTimeTravelAt(sig, ref, currentDB, env, wantTSO)
+		if ok || err != nil {
+			return repl, next, ok, err
+		}
+	}
 	var fn string
 	var args []string
 	var next int
@@ -187,6 +217,9 @@ func rewriteAt(sig []storage.Token, ref tableRef, currentDB string) (replacement
 	case j+1 < len(sig) && sig[j].IsWord("tablet") && sig[j+1].IsPunct("("):
 		fn = tabletFuncName
 		args, next, err = tabletArgs(sig, j+2)
+	case wantTSO && inFromList(sig, ref.start):
+		fn, next = tabletFuncName, j
+		args = []string{allTabletsArg}
 	default:
 		return replacement{}, 0, false, nil
 	}
@@ -200,6 +233,13 @@ func rewriteAt(sig []storage.Token, ref tableRef, currentDB string) (replacement
 	if db == "" {
 		return replacement{}, 0, false, &storage.Error{Code: 1046, Message: "No database selected"}
 	}
+	withTSO := fn == tabletFuncName && wantTSO && env.hasCommitTSO(db, ref.table)
+	if !withTSO && len(args) == 1 && args[0] == allTabletsArg {
+		return replacement{}, 0, false, nil // a plain reference GMS reads as it is
+	}
+	if withTSO {
+		args = append(args, commitTSOArg)
+	}
 	alias, hasAlias := userAlias(sig, next)
 	if !hasAlias {
 		alias = ref.table
@@ -212,7 +252,7 @@ func rewriteAt(sig []storage.Token, ref tableRef, currentDB string) (replacement
 	if !hasAlias {
 		repl += " AS " + storage.QuoteIdent(alias)
 	}
-	return replacement{call: repl, alias: alias, db: db, incr: fn == incrFuncName}, next, true, nil
+	return replacement{call: repl, alias: alias, db: db, incr: fn == incrFuncName, commitTSO: withTSO}, next, true, nil
 }
 
 // userAlias reports the alias written after a table reference, if any.

@@ -67,7 +67,7 @@ func (s *Session) Query(ctx context.Context, query string) (*Result, error) {
 	if err != nil {
 		return nil, asStorageError(errSyntax("%v", err))
 	}
-	rewritten, usesDorisRefs, err := rewriteDorisRefs(withLiterals, s.gs.GetCurrentDatabase(), s.eng.visibleColumns)
+	rewritten, usesDorisRefs, err := rewriteDorisRefsIn(withLiterals, s.gs.GetCurrentDatabase(), s.rewriteEnv())
 	if err != nil {
 		return nil, asStorageError(err)
 	}
@@ -79,7 +79,7 @@ func (s *Session) Query(ctx context.Context, query string) (*Result, error) {
 	}
 	res, err = s.runGMS(gctx, rewritten)
 	if err != nil {
-		return nil, asStorageError(err)
+		return nil, asStorageError(hiddenColumnError(body, err))
 	}
 	if res.iter != nil {
 		s.open = res

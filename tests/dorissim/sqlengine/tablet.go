@@ -14,9 +14,10 @@ import (
 // inside the session's transaction when it has written.
 type tabletFunc struct {
 	tfBase
-	store   *storage.Store
-	tablets []int64
-	cols    []storage.Column
+	store     *storage.Store
+	tablets   []int64 // nil: every tablet
+	cols      []storage.Column
+	commitTSO bool // cols ends with the hidden commit-TSO column
 }
 
 var (
@@ -38,8 +39,12 @@ func (f *tabletFunc) NewInstance(ctx *sql.Context, db sql.Database, args []sql.E
 	if err != nil {
 		return nil, err
 	}
-	ids := make([]int64, 0, len(vals)-3)
-	for _, v := range vals[3:] {
+	rest, commitTSO, all := takeMarkers(vals[3:])
+	var ids []int64
+	if !all {
+		ids = make([]int64, 0, len(rest))
+	}
+	for _, v := range rest {
 		id, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
 		if err != nil {
 			return nil, &storage.Error{Code: storage.CodeGeneric, Message: fmt.Sprintf("Invalid tablet id: %s", v)}
@@ -54,10 +59,14 @@ func (f *tabletFunc) NewInstance(ctx *sql.Context, db sql.Database, args []sql.E
 		return nil, err
 	}
 	n := &tabletFunc{
-		tfBase:  tfBase{db: db, alias: vals[0], dbName: info.DB, table: info.Def.Name},
-		store:   f.store,
-		tablets: ids,
-		cols:    info.Def.Columns,
+		tfBase:    tfBase{db: db, alias: vals[0], dbName: info.DB, table: info.Def.Name},
+		store:     f.store,
+		tablets:   ids,
+		cols:      info.Def.Columns,
+		commitTSO: commitTSO,
+	}
+	if commitTSO {
+		n.cols = withCommitTSO(n.cols)
 	}
 	n.schema = gmsSchema(n.alias, n.dbName, n.cols)
 	noteColumns(ctx, n.alias, n.cols)
@@ -80,7 +89,14 @@ func checkTablets(info *storage.TableInfo, ids []int64) error {
 }
 
 func (f *tabletFunc) RowIter(ctx *sql.Context, _ sql.Row) (sql.RowIter, error) {
-	it, err := scanTable(ctx, f.store, f.dbName, f.table, f.tablets)
+	var it storage.RowIter
+	var err error
+	if f.commitTSO {
+		// Committed rows only: a transaction's own writes have no commit TSO yet.
+		it, err = f.store.ScanWithCommitTSO(f.dbName, f.table, f.tablets)
+	} else {
+		it, err = scanTable(ctx, f.store, f.dbName, f.table, f.tablets)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -21,11 +21,12 @@ const asofFuncName = "__doris_asof"
 // the TTL error come back from Query itself.
 type asofFunc struct {
 	tfBase
-	store   *storage.Store
-	tso     int64
-	tablets []int64
-	cols    []storage.Column
-	iter    *onceIter
+	store     *storage.Store
+	tso       int64
+	tablets   []int64
+	cols      []storage.Column
+	commitTSO bool // cols ends with the hidden commit-TSO column
+	iter      *onceIter
 }
 
 var (
@@ -51,8 +52,9 @@ func (f *asofFunc) NewInstance(ctx *sql.Context, db sql.Database, args []sql.Exp
 	if err != nil || tso < 0 {
 		return nil, &storage.Error{Code: storage.CodeGeneric, Message: fmt.Sprintf("Invalid version in FOR VERSION AS OF: %s", vals[3])}
 	}
+	rest, commitTSO, _ := takeMarkers(vals[4:])
 	var ids []int64
-	for _, v := range vals[4:] {
+	for _, v := range rest {
 		id, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
 		if err != nil {
 			return nil, &storage.Error{Code: storage.CodeGeneric, Message: fmt.Sprintf("Invalid tablet id: %s", v)}
@@ -67,11 +69,15 @@ func (f *asofFunc) NewInstance(ctx *sql.Context, db sql.Database, args []sql.Exp
 		return nil, err
 	}
 	n := &asofFunc{
-		tfBase:  tfBase{db: db, alias: vals[0], dbName: info.DB, table: info.Def.Name},
-		store:   f.store,
-		tso:     tso,
-		tablets: ids,
-		cols:    info.Def.Columns,
+		tfBase:    tfBase{db: db, alias: vals[0], dbName: info.DB, table: info.Def.Name},
+		store:     f.store,
+		tso:       tso,
+		tablets:   ids,
+		cols:      info.Def.Columns,
+		commitTSO: commitTSO,
+	}
+	if commitTSO {
+		n.cols = withCommitTSO(n.cols)
 	}
 	if err := n.open(ctx); err != nil {
 		return nil, err
@@ -82,7 +88,11 @@ func (f *asofFunc) NewInstance(ctx *sql.Context, db sql.Database, args []sql.Exp
 }
 
 func (f *asofFunc) open(ctx *sql.Context) error {
-	it, err := f.store.ScanAsOf(f.dbName, f.table, f.tablets, f.tso)
+	scan := f.store.ScanAsOf
+	if f.commitTSO {
+		scan = f.store.ScanAsOfWithCommitTSO
+	}
+	it, err := scan(f.dbName, f.table, f.tablets, f.tso)
 	if err != nil {
 		return err
 	}
