@@ -212,3 +212,16 @@ func afterSnapshot(em *emitter, key string, skip *checkpoint.Pos) *checkpoint.Po
 	}
 	return &floor
 }
+
+// exactSnapshotProblem is why t cannot give the exact initial snapshot
+// that snapshot_consistency: exact requires, or nil; the connection test
+// asks it of every selected table.
+func exactSnapshotProblem(ctx context.Context, cat *catalog, t *tableInfo) error {
+	conf := cat.conf
+	if conf.ScanMode != "initial" || conf.SnapshotConsistency != consistencyExact {
+		return nil
+	}
+	sr := &splitReader{conf: conf, c: cat.c, log: cat.log}
+	_, err := sr.planSnapshot(ctx, t, 1) // any TSO: only the capability is asked
+	return err
+}

@@ -22,7 +22,7 @@ import (
 // reads of its splits.
 func snapshotInput(srv *dorissim.Server, table string, extra ...string) string {
 	return harness.InputYAML(srv, table, append([]string{"scan_mode: initial", "request_tablet_size: 1",
-		"max_parallel_snapshot_splits: 1", "batch_size: 50"}, extra...)...)
+		"max_parallel_snapshot_splits: 1", "snapshot_query_rows: 0", "batch_size: 50"}, extra...)...)
 }
 
 // changeLoop runs change until stop is called, as fast as Doris takes it,

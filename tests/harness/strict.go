@@ -95,3 +95,6 @@ func (c *StrictConsumer) Apply(ev Event) {
 func (c *StrictConsumer) violate(format string, args ...any) {
 	c.Violations = append(c.Violations, fmt.Sprintf(format, args...))
 }
+
+// TextRow is a message body in Row form, as the consumer compares rows.
+func TextRow(m map[string]any) Row { return textRow(m) }
