@@ -99,6 +99,7 @@ func TestExactSnapshotDuplicateKeyTable(t *testing.T) {
 	if err := w.Insert(ctxTimeout(t, 30*time.Second), 400); err != nil {
 		t.Fatal(err)
 	}
+	time.Sleep(2 * time.Second) // committed before the second the snapshot is read as of
 	var mu sync.Mutex
 	evs := runDuringSnapshot(t, srv, "tt", "dup", snapshotInput(srv, "tt.dup"), nil, func(ctx context.Context) error {
 		mu.Lock()
@@ -132,6 +133,7 @@ func TestExactSnapshotMergeOnWriteTable(t *testing.T) {
 	if err := w.Insert(ctxTimeout(t, 30*time.Second), 400); err != nil {
 		t.Fatal(err)
 	}
+	time.Sleep(2 * time.Second) // committed before the second the snapshot is read as of
 	logs := &harness.LogCapture{}
 	evs := runDuringSnapshot(t, srv, "tt", "mow", snapshotInput(srv, "tt.mow"), logs, w.Step)
 	c := harness.NewStrictConsumer("id")

@@ -52,6 +52,7 @@ func TestSnapshotFallbackFiltersByCommitTSO(t *testing.T) {
 	if err := w.Insert(ctxTimeout(t, 30*time.Second), 400); err != nil {
 		t.Fatal(err)
 	}
+	time.Sleep(2 * time.Second) // committed before the second the snapshot is read as of
 	logs := &harness.LogCapture{}
 	evs := runDuringSnapshot(t, srv, "tt", "nohist", snapshotInput(srv, "tt.nohist"), logs, w.Step)
 	line := waitLogLine(t, logs, slog.LevelWarn, time.Second, "Snapshot of tt.nohist", "binlog.need_historical_value", "__DORIS_COMMIT_TSO_COL__", "never see the key's value at the start")
