@@ -36,7 +36,6 @@ func CommitTSOProbeSQL(db, table string) string {
 	return "SELECT " + QuoteIdent(ColCommitTSO) + " FROM " + QualifiedTable(db, table) + " LIMIT 0"
 }
 
-// LastTSOOfFirstMs is the last TSO of the first millisecond of the whole
-// second that starts at epoch ms sec: what a snapshot read as of it holds
-// and what a binlog starting at that second leaves out.
-func LastTSOOfFirstMs(secMs int64) int64 { return Compose(secMs, tsoLogicalMask) }
+// LastTSOBefore is the last TSO before epoch ms ms: what a snapshot that
+// holds every commit before ms is read as of.
+func LastTSOBefore(ms int64) int64 { return Compose(ms, 0) - 1 }

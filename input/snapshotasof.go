@@ -13,16 +13,17 @@ import (
 )
 
 // An initial snapshot meets its binlog at one commit TSO X per table
-// (docs/time-travel.md §3). The table's binlog begins at the whole second
-// E before the current one, and X is the last TSO of E's first
-// millisecond: the binlog leaves out the table's changes at or before X
-// (checkpoint.SnapshotFloor), and the snapshot holds exactly those. Doris's
-// @incr windows began at E's first TSO before apache/doris#67480 and after
-// E's first millisecond before it; leaving out TSO <= X meets the snapshot
-// at X+1 under both. E is already past, so the start waits for nothing.
-// Before a split is read, an empty @incr window at E+1s fences the
-// publishes of every commit up to X (published.go), which a read as of X
-// would otherwise miss: time-travel reads wait for no publish.
+// (docs/time-travel.md §3). With F the current Doris second (floored, so
+// already begun), X is the last TSO before F, and the table's binlog
+// begins at E = F - 1s and leaves out the table's changes at or before X
+// (checkpoint.SnapshotFloor), which the snapshot holds. Doris's @incr
+// windows began at E's first TSO after apache/doris#67480 and after E's
+// first millisecond before it; both begin at or before X+1, so leaving out
+// TSO <= X meets the snapshot at X+1 under either. E and F are past, so
+// the start waits for nothing. Before a split is read, the empty @incr
+// window [F, F) fences the publishes of every commit before F, so of every
+// commit up to X, which a read as of X would otherwise miss: time-travel
+// reads wait for no publish.
 
 // snapshot_consistency values.
 const (
@@ -61,11 +62,11 @@ func startTSO(now bound) (start bound, asOf int64) {
 }
 
 // snapshotTSOOf is the TSO a snapshot whose binlog begins at start is read
-// as of: the last TSO of start's first millisecond.
-func snapshotTSOOf(start bound) int64 { return doris.LastTSOOfFirstMs(start.ms()) }
+// as of: the last TSO of start's second.
+func snapshotTSOOf(start bound) int64 { return doris.LastTSOBefore(start.ms() + 1000) }
 
 // fenceOf is the empty @incr window whose answer makes every commit at or
-// before asOf visible: the second after the one that holds it.
+// before asOf visible: at the second after the one that holds it.
 func fenceOf(asOf int64) bound {
 	return boundAt(doris.PhysicalMs(asOf)) + 1000
 }

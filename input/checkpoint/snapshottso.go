@@ -4,10 +4,10 @@ import "github.com/rpconnect-doris/rpconnect-doris/doris"
 
 // A table whose snapshot is read as of a commit TSO X (Table.SnapshotTSO)
 // has its binlog begin at the whole second that holds X, and drops its
-// changes at or before X there: they are in the snapshot. X lies in the
-// first millisecond of that second, so only the table's first window can
-// hold such a change; once a window that ends after X is behind the table,
-// X is forgotten and the entry is as short as any other.
+// changes at or before X there: they are in the snapshot. So only the
+// table's first window can hold such a change; once a window that ends
+// after X is behind the table, X is forgotten and the entry is as short as
+// any other.
 
 // SetSnapshotTSO records the TSO table key's snapshot is read as of.
 func (s *State) SetSnapshotTSO(key string, tso int64) {

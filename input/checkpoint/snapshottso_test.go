@@ -15,7 +15,7 @@ func TestSnapshotTSORoundTrip(t *testing.T) {
 	start := mustBound("2026-12-06 05:00:00")
 	st.StartChain(start)
 	st.AddTable("db.t", true, Bound{}, 10)
-	x := doris.Compose(start.Ms(), 1<<18-1)
+	x := doris.Compose(start.Ms()+999, 1<<18-1)
 	st.SetSnapshotTSO("db.t", x)
 	b, err := Encode(st)
 	if err != nil {
@@ -50,7 +50,7 @@ func TestSnapshotTSORoundTrip(t *testing.T) {
 // catching up once its catch-up window ended past it.
 func TestSnapshotFloorAndForget(t *testing.T) {
 	start := mustBound("2026-12-06 05:00:00")
-	x := doris.Compose(start.Ms(), 1<<18-1)
+	x := doris.Compose(start.Ms()+999, 1<<18-1)
 	st := New()
 	st.StartChain(start)
 	st.AddTable("db.a", true, Bound{}, 1)
