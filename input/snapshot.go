@@ -94,11 +94,13 @@ func (s *snapshots) waitChainStart(ctx context.Context) error {
 // max_parallel_snapshot_splits at a time, then moves t to its next phase.
 func (s *snapshots) read(ctx context.Context, t *tableInfo, done []int64) error {
 	co := s.co
-	plan, err := s.plan(ctx, t)
-	if err != nil {
+	// The fence comes first: every query of the table after it, the
+	// capability probe included, sees the commits the snapshot must hold.
+	if err := s.awaitPublished(ctx, t); err != nil {
 		return err
 	}
-	if err := s.awaitPublished(ctx, t, plan.asOf); err != nil {
+	plan, err := s.plan(ctx, t)
+	if err != nil {
 		return err
 	}
 	todo, total, err := s.sr.pending(ctx, t, done)
@@ -164,9 +166,15 @@ func (s *snapshots) plan(ctx context.Context, t *tableInfo) (snapshotPlan, error
 // are visible (published.go): those at or before its snapshot TSO, or,
 // for a table of an older checkpoint, those before its binlog start. A
 // table without a binlog phase has no start to wait for.
-func (s *snapshots) awaitPublished(ctx context.Context, t *tableInfo, asOf int64) error {
+func (s *snapshots) awaitPublished(ctx context.Context, t *tableInfo) error {
 	var start checkpoint.Bound
-	s.co.em.view(func(st *checkpoint.State) { start = st.BinlogStart(t.name.key) })
+	var asOf int64
+	s.co.em.view(func(st *checkpoint.State) {
+		start = st.BinlogStart(t.name.key)
+		if e := st.Tables[t.name.key]; e != nil {
+			asOf = e.SnapshotTSO
+		}
+	})
 	if start.IsZero() {
 		return nil
 	}
