@@ -79,11 +79,21 @@ func selectList(cols []string) string {
 // TABLET clause is omitted when there are none. filter is raw SQL from the
 // user's configuration.
 func SnapshotSQL(db, table string, cols []string, tablets []int64, filter string) string {
+	return snapshotSQL(db, table, selectList(cols), 0, tablets, filter)
+}
+
+// snapshotSQL writes a split query; asOf > 0 adds FOR VERSION AS OF, which
+// Doris's grammar puts after the table name and before TABLET(...).
+func snapshotSQL(db, table, selected string, asOf int64, tablets []int64, filter string) string {
 	var b strings.Builder
 	b.WriteString("SELECT ")
-	b.WriteString(selectList(cols))
+	b.WriteString(selected)
 	b.WriteString(" FROM ")
 	b.WriteString(QualifiedTable(db, table))
+	if asOf > 0 {
+		b.WriteString(" FOR VERSION AS OF ")
+		b.WriteString(strconv.FormatInt(asOf, 10))
+	}
 	if len(tablets) > 0 {
 		b.WriteString("  TABLET(")
 		for i, id := range tablets {

@@ -41,14 +41,3 @@ func TestWindowEndStopsWhenTheClockGoesBack(t *testing.T) {
 		t.Fatalf("a clock before the start: %v, want a fatal error", err)
 	}
 }
-
-// The start of a binlog that follows a snapshot is the Doris second after
-// the current one.
-func TestNextWholeSecondTakesTheNextSecond(t *testing.T) {
-	now := mustBound(t, "2026-12-01 10:00:00")
-	clock := &fakeClock{answers: []windowplan.Bound{now, now + 1000}}
-	got, err := nextWholeSecond(context.Background(), clock)
-	if err != nil || got != now+1000 || clock.calls != 2 {
-		t.Fatalf("nextWholeSecond = %s, %v after %d calls; want %s after 2", got, err, clock.calls, now+1000)
-	}
-}

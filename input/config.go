@@ -25,7 +25,10 @@ type Config struct {
 	JDBCURL            string // raw, validated; empty when unset
 	ScanMode           string // "snapshot"|"initial"|"latest"|"from-timestamp" (lower-cased)
 	ScanTimestamp      string // validated yyyy-MM-dd HH:mm:ss, or ""
-	IncrementType      string // "DETAIL"|"MIN_DELTA"|"APPEND_ONLY"
+	// SnapshotConsistency is how exactly an initial snapshot meets the
+	// binlog: consistencyExact, consistencyBest or consistencyAtLeastOnce.
+	SnapshotConsistency string
+	IncrementType       string // "DETAIL"|"MIN_DELTA"|"APPEND_ONLY"
 
 	PollInterval, VisibleWaitTimeout time.Duration
 
@@ -146,6 +149,9 @@ func parseConnection(pc *service.ParsedConfig, c *Config) error {
 func parseModes(pc *service.ParsedConfig, c *Config) error {
 	var err error
 	if c.ScanMode, err = parseEnum(pc, fieldScanMode, "snapshot", "initial", "latest", "from-timestamp"); err != nil {
+		return err
+	}
+	if c.SnapshotConsistency, err = parseEnum(pc, fieldSnapshotConsistency, consistencyValues...); err != nil {
 		return err
 	}
 	if c.ScanTimestamp, err = optString(pc, fieldScanTimestamp); err != nil {

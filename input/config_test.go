@@ -229,7 +229,7 @@ func TestDefaults(t *testing.T) {
 		FENodes: []string{"127.0.0.1:8030"}, Selection: selection{fixed: []tableName{newTableName("shop", "orders")}},
 		DiscoveryInterval: time.Minute, MaxParallelSnapshotTables: 4,
 		Username: "root", Password: testPassword,
-		ScanMode: "snapshot", IncrementType: "DETAIL",
+		ScanMode: "snapshot", SnapshotConsistency: "best", IncrementType: "DETAIL",
 		PollInterval: 10 * time.Second, VisibleWaitTimeout: 5 * time.Minute,
 		OnExpired: "continue", UseFlightSQL: true, SkipIdleTables: true,
 		RequestTabletSize: 1, SnapshotQueryRows: 100000, BatchSize: 4064, MaxParallelSnapshotSplits: 2, MaxFlightSessions: 16,

@@ -47,6 +47,7 @@ func connectionTest(ctx context.Context, conf *Config, log *service.Logger, m *m
 	}
 	defer rest.Close()
 	c := &conn{conf: conf, log: log, rest: rest}
+	defer c.close() // the sessions snapshot_consistency: exact probed with
 	for _, err := range selectedTableProblems(ctx, &catalog{conf: conf, c: c, m: m, log: log}) {
 		fail(err)
 	}
@@ -85,12 +86,16 @@ func selectedTableProblems(ctx context.Context, cat *catalog) []error {
 		}
 	}
 	for _, name := range found {
-		_, problem, err := cat.admit(ctx, name)
+		t, problem, err := cat.admit(ctx, name)
 		switch {
 		case err != nil:
 			problems = append(problems, fmt.Errorf("table %s: %w", name.key, err))
 		case problem != "":
 			problems = append(problems, errors.New(problem))
+		default:
+			if err := exactSnapshotProblem(ctx, cat, t); err != nil {
+				problems = append(problems, err)
+			}
 		}
 	}
 	return problems

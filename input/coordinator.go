@@ -285,18 +285,19 @@ func (co *coordinator) addTable(ctx context.Context, t *tableInfo) error {
 		return err
 	}
 	t.notePartitions(ctx)
-	snapshot, start := co.conf.HasSnapshotPhase(), checkpoint.Bound{}
+	snapshot, start, asOf := co.conf.HasSnapshotPhase(), checkpoint.Bound{}, int64(0)
 	if snapshot && co.conf.HasBinlogPhase() {
 		ts, err := co.newTableStart(ctx)
 		if err != nil {
 			return fmt.Errorf("resolving the binlog start of new table %s: %w", t.name.key, err)
 		}
-		start = ts.Stored()
+		start, asOf = ts.Stored(), snapshotTSOOf(ts)
 	}
 	co.follow(t)
 	var entry checkpoint.Table
 	if err := co.em.emit(ctx, nil, func(st *checkpoint.State) {
 		st.AddTable(t.name.key, snapshot, start, hi)
+		st.SetSnapshotTSO(t.name.key, asOf)
 		entry = *st.Tables[t.name.key]
 	}); err != nil {
 		return err
@@ -328,19 +329,20 @@ func (co *coordinator) endEvent() {
 	co.round, co.eventStart = nil, nil
 }
 
-// newTableStart is where a new table's own binlog begins: the next whole
-// Doris second, shared by every table of the event. A table added later in
-// the event has its snapshot read later after that start, so more of its
-// changes may come in both (as a change during a snapshot's read may);
-// none is lost, since the start precedes its snapshot.
+// newTableStart is where a new table's own binlog begins, shared by every
+// table of the event: the Doris second before the current one, whose first
+// millisecond ends at the TSO the tables' snapshots are read as of
+// (snapshotasof.go). It is already past, so nothing waits for it; a table
+// added later in the event reads its snapshot as of the same TSO.
 func (co *coordinator) newTableStart(ctx context.Context) (windowplan.Bound, error) {
 	if co.eventStart != nil {
 		return *co.eventStart, nil
 	}
-	ts, err := nextWholeSecond(ctx, co.clock)
+	now, err := co.clock.currentBound(ctx)
 	if err != nil {
-		return ts, err
+		return now, err
 	}
+	ts, _ := startTSO(now)
 	if co.round != nil {
 		co.eventStart = &ts
 	}

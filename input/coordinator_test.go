@@ -5,7 +5,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/rpconnect-doris/rpconnect-doris/doris"
 	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
 	"github.com/rpconnect-doris/rpconnect-doris/input/windowplan"
 	"github.com/rpconnect-doris/rpconnect-doris/tests/dorissim"
@@ -122,26 +124,29 @@ func TestApplyResumeChanges(t *testing.T) {
 }
 
 // A table that joins a running chain with a snapshot phase starts its own
-// binlog at the next whole Doris second, is snapshotted, and then catches
-// up from there.
+// binlog at the Doris second before the current one, without waiting, is
+// snapshotted as of the last TSO before the current second, and then
+// catches up from its start.
 func TestAddTableWithSnapshotCatchesUpFromItsStart(t *testing.T) {
 	e := newSimEnv(t, dorissim.Config{}, &Config{ScanMode: "initial"},
 		"CREATE DATABASE d", "CREATE TABLE d.a"+binlogDDL, "INSERT INTO d.a VALUES (1), (2)")
+	time.Sleep(1100 * time.Millisecond) // the rows are in a past Doris second
+	now := windowplan.BoundAt(time.Now().UnixMilli())
 	st := checkpoint.New()
-	st.StartChain(ckb("2026-12-01 10:00:00"))
-	now := mustBound(t, "2026-12-01 10:00:30")
-	co, sink := testCoordinator(t, e, st, &fakeClock{answers: []windowplan.Bound{now, now + 1000}})
+	st.StartChain((now - 30_000).Stored())
+	co, sink := testCoordinator(t, e, st, &fakeClock{answers: []windowplan.Bound{now}})
 	tb := &tableInfo{name: newTableName("d", "a"), c: e.c}
 	if err := co.addTable(testCtx(t), tb); err != nil {
 		t.Fatal(err)
 	}
 	co.snaps.wait() // the sink is the snapshot's until it finished
-	if first := sink.states[0].Tables["d.a"]; first.Phase != checkpoint.PhaseSnapshot || first.Start != ckb("2026-12-01 10:00:31") {
-		t.Fatalf("d.a joined as %+v, want a snapshot whose binlog starts at the next second", first)
+	start := (now - 1000).Stored()
+	if first := sink.states[0].Tables["d.a"]; first.Phase != checkpoint.PhaseSnapshot || first.Start != start || first.SnapshotTSO != doris.LastTSOBefore(now.Ms()) {
+		t.Fatalf("d.a joined as %+v, want a snapshot as of the last TSO before %s whose binlog starts at %s", first, now, start)
 	}
 	got := emittedTables(co)["d.a"]
-	if got.Phase != checkpoint.PhaseCatchUp || got.CatchUp == nil || got.CatchUp.Start != ckb("2026-12-01 10:00:31") {
-		t.Fatalf("after its snapshot d.a is %+v, want catching up from 10:00:31", got)
+	if got.Phase != checkpoint.PhaseCatchUp || got.CatchUp == nil || got.CatchUp.Start != start {
+		t.Fatalf("after its snapshot d.a is %+v, want catching up from %s", got, start)
 	}
 	rows := 0
 	for _, b := range sink.batches {

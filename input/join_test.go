@@ -53,7 +53,7 @@ func changesOf(t *testing.T, batches []service.MessageBatch) []string {
 
 // A table created while the stream runs is found by discovery; its snapshot
 // (held back here) outlasts the chain's window [0s, 3s), which passes the
-// table's start at 2s. The first run then stops in the middle of window
+// table's start at 1s (the second before the discovery's Doris time, 2s). The first run then stops in the middle of window
 // [3s, 6s), after d.a's row of 4.5s. The second run finishes the table's
 // snapshot before its chain emits anything, and stops too. The third goes
 // on from there: the table must not join the resumed window, whose read
@@ -70,7 +70,7 @@ func TestTableFoundMidWindowJoinsAfterARestart(t *testing.T) {
 	setClock(1000)
 	e.exec(t, "CREATE TABLE d.t"+binlogDDL)
 	setClock(1200)
-	e.exec(t, "INSERT INTO d.t VALUES (100)") // before its start: only in its snapshot
+	e.exec(t, "INSERT INTO d.t VALUES (100)") // before its snapshot TSO: only in its snapshot
 	setClock(2500)
 	if err := e.srv.ExecTx(testCtx(t), "INSERT INTO d.a VALUES (2)", "INSERT INTO d.t VALUES (101)"); err != nil {
 		t.Fatal(err)
@@ -92,13 +92,14 @@ func TestTableFoundMidWindowJoinsAfterARestart(t *testing.T) {
 	setClock(20_000)
 	var delivered []service.MessageBatch
 
-	// Run 1: the chain at 0s follows d.a; discovery finds d.t, whose
-	// binlog starts at 2s, and its snapshot waits for a free slot.
+	// Run 1: the chain at 0s follows d.a; discovery finds d.t at 2s, whose
+	// binlog starts at 1s and leaves out what its snapshot holds (up to
+	// 2s), and its snapshot waits for a free slot.
 	start := checkpoint.New()
 	start.StartChain(at(0))
 	start.AddTable("d.a", false, checkpoint.Bound{}, 0) // its tablets not yet seen: discovery notes them
 	run1, stop1 := context.WithCancel(testCtx(t))
-	co, sink := testCoordinator(t, e, start, &fakeClock{answers: []windowplan.Bound{windowplan.BoundOf(at(1)), windowplan.BoundOf(at(2)), windowplan.BoundOf(at(20))}}, "d.a")
+	co, sink := testCoordinator(t, e, start, &fakeClock{answers: []windowplan.Bound{windowplan.BoundOf(at(2)), windowplan.BoundOf(at(20))}}, "d.a")
 	co.wr.maxRows = 1
 	co.planned.Add(windowplan.BoundOf(at(3)))
 	co.planned.Add(windowplan.BoundOf(at(6)))
@@ -106,8 +107,8 @@ func TestTableFoundMidWindowJoinsAfterARestart(t *testing.T) {
 	if err := (&discoverer{co: co}).run(run1); err != nil {
 		t.Fatal(err)
 	}
-	if got := emittedTables(co)["d.t"]; got.Phase != checkpoint.PhaseSnapshot || got.Start != at(2) {
-		t.Fatalf("discovery added d.t as %+v, want a snapshot with its binlog from %s", got, at(2))
+	if got := emittedTables(co)["d.t"]; got.Phase != checkpoint.PhaseSnapshot || got.Start != at(1) {
+		t.Fatalf("discovery added d.t as %+v, want a snapshot with its binlog from %s", got, at(1))
 	}
 	ch := &chain{co: co}
 	for range 2 {

@@ -3,6 +3,7 @@ package input
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 
 	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
@@ -102,11 +103,17 @@ func (s *snapshots) waitChainStart(ctx context.Context) error {
 // max_parallel_snapshot_splits at a time, then moves t to its next phase.
 func (s *snapshots) read(ctx context.Context, t *tableInfo, done []int64) error {
 	co := s.co
+	// The fence comes first: every query of the table after it, the
+	// capability probe included, sees the commits the snapshot must hold.
 	if err := s.awaitPublished(ctx, t); err != nil {
 		return err
 	}
 	signal, filter := co.snapshotSignal(t.name.key)
 	t.setSnapshotFilter(filter)
+	plan, err := s.plan(ctx, t)
+	if err != nil {
+		return err
+	}
 	todo, total, err := s.sr.pending(ctx, t, done)
 	if err != nil {
 		return err
@@ -121,7 +128,7 @@ func (s *snapshots) read(ctx context.Context, t *tableInfo, done []int64) error 
 
 	rctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	chunks, wait := s.sr.start(rctx, t, todo)
+	chunks, wait := s.sr.start(rctx, t, todo, plan)
 	var emitErr error
 	for ch := range chunks {
 		if emitErr != nil {
@@ -144,16 +151,50 @@ func (s *snapshots) read(ctx context.Context, t *tableInfo, done []int64) error 
 	return s.finish(ctx, key, total)
 }
 
-// awaitPublished holds a table's snapshot until the changes before the
-// start of the binlog that follows it are visible (published.go); a table
-// without a binlog phase has no start to wait for.
+// plan decides, once per run, how t's snapshot is read (snapshotasof.go)
+// and says so. A table without a binlog phase is read at the current
+// version: nothing follows its snapshot for it to meet.
+func (s *snapshots) plan(ctx context.Context, t *tableInfo) (snapshotPlan, error) {
+	var start checkpoint.Bound
+	var asOf int64
+	s.co.em.view(func(st *checkpoint.State) {
+		start = st.BinlogStart(t.name.key)
+		if e := st.Tables[t.name.key]; e != nil {
+			asOf = e.SnapshotTSO
+		}
+	})
+	if start.IsZero() {
+		return snapshotPlan{mode: readCurrent}, nil
+	}
+	plan, err := s.sr.planSnapshot(ctx, t, asOf)
+	if err != nil {
+		return plan, fmt.Errorf("planning the snapshot of %s: %w", t.name.key, err)
+	}
+	s.sr.logPlan(t.name.key, plan)
+	return plan, nil
+}
+
+// awaitPublished holds a table's snapshot until the changes it must hold
+// are visible (published.go): those at or before its snapshot TSO, or,
+// for a table of an older checkpoint, those before its binlog start. A
+// table without a binlog phase has no start to wait for.
 func (s *snapshots) awaitPublished(ctx context.Context, t *tableInfo) error {
 	var start checkpoint.Bound
-	s.co.em.view(func(st *checkpoint.State) { start = st.BinlogStart(t.name.key) })
+	var asOf int64
+	s.co.em.view(func(st *checkpoint.State) {
+		start = st.BinlogStart(t.name.key)
+		if e := st.Tables[t.name.key]; e != nil {
+			asOf = e.SnapshotTSO
+		}
+	})
 	if start.IsZero() {
 		return nil
 	}
-	return s.sr.awaitPublished(ctx, t, windowplan.BoundOf(start))
+	fence := windowplan.BoundOf(start)
+	if asOf > 0 {
+		fence = fenceOf(asOf)
+	}
+	return s.sr.awaitPublished(ctx, t, fence)
 }
 
 func pendingSplits(todo []splitQuery) int {

@@ -70,7 +70,7 @@ func (sr *splitReader) pending(ctx context.Context, t *tableInfo, doneTablets []
 
 // start runs the split workers of one table. The returned
 // channel closes when all of them stop; wait then reports the first error.
-func (sr *splitReader) start(ctx context.Context, t *tableInfo, todo []splitQuery) (<-chan snapChunk, func() error) {
+func (sr *splitReader) start(ctx context.Context, t *tableInfo, todo []splitQuery, plan snapshotPlan) (<-chan snapChunk, func() error) {
 	work := make(chan splitQuery, len(todo))
 	for _, sp := range todo {
 		work <- sp
@@ -87,7 +87,7 @@ func (sr *splitReader) start(ctx context.Context, t *tableInfo, todo []splitQuer
 		go func() {
 			defer wg.Done()
 			for sp := range work {
-				if err := sr.readWithRetry(ctx, t, sp, chunks); err != nil {
+				if err := sr.readWithRetry(ctx, t, sp, plan, chunks); err != nil {
 					errMu.Lock()
 					if firstErr == nil {
 						firstErr = err
@@ -111,12 +111,19 @@ func (sr *splitReader) start(ctx context.Context, t *tableInfo, todo []splitQuer
 
 // readWithRetry re-reads a failed split from its start: rows already
 // emitted from the failed attempt may be delivered twice, rows are never lost.
-func (sr *splitReader) readWithRetry(ctx context.Context, t *tableInfo, sp splitQuery, out chan<- snapChunk) error {
+func (sr *splitReader) readWithRetry(ctx context.Context, t *tableInfo, sp splitQuery, plan snapshotPlan, out chan<- snapChunk) error {
 	var bo windowplan.Backoff
 	for attempt := 1; ; attempt++ {
-		err := sr.read(ctx, t, sp, out)
+		err := sr.read(ctx, t, sp, plan, out)
 		if err == nil || ctx.Err() != nil {
 			return err
+		}
+		if plan.mode == readAsOf && flight.IsExpired(err) {
+			return fatalf("snapshot split %s of %s is read as of TSO %d (%s UTC), which the table's row binlog no longer retains: "+
+				"the snapshot took longer than the table's \"binlog.ttl_seconds\". The input stops rather than read the rest at another version. "+
+				"Raise binlog.ttl_seconds above the time the snapshot takes (ALTER TABLE ... SET (\"binlog.ttl_seconds\" = ...)), "+
+				"then delete the checkpoint to start the snapshot again: %v",
+				sp.ID, t.name.key, plan.asOf, windowplan.BoundAt(doris.PhysicalMs(plan.asOf)), err)
 		}
 		if doris.IsPermanent(err) {
 			return fatalf("snapshot split %s of %s (tablets %v) cannot be read, and reading it again cannot fix it: %v. "+
@@ -134,10 +141,11 @@ func (sr *splitReader) readWithRetry(ctx context.Context, t *tableInfo, sp split
 }
 
 // read reads one query's splits on a session of its own.
-func (sr *splitReader) read(ctx context.Context, t *tableInfo, sp splitQuery, out chan<- snapChunk) error {
+func (sr *splitReader) read(ctx context.Context, t *tableInfo, sp splitQuery, plan snapshotPlan, out chan<- snapChunk) error {
 	resolve := func(rs *arrow.Schema) (*schemameta.Meta, error) { return t.schemaFor(ctx, sr.conf.ReadFields, rs) }
 	rc := changes.NewConverter(changes.Table{DB: t.name.db, Name: t.name.table, Key: t.name.key}, rowjson.Options{DatetimePrecision: t.datetimePrecision()}, resolve)
-	sql := doris.SnapshotSQL(t.name.db, t.name.table, sr.conf.ReadFields, sp.Tablets, sr.filterOf(t))
+	sql := plan.splitSQL(t, sr.conf.ReadFields, sr.filterOf(t), sp.Tablets)
+	keep := plan.rowFilter()
 	maxRows := sr.maxRows
 	buf := make([]*service.Message, 0, maxRows)
 	send := func(ch snapChunk) error {
@@ -153,7 +161,13 @@ func (sr *splitReader) read(ctx context.Context, t *tableInfo, sp splitQuery, ou
 		if err := rc.Bind(rec); err != nil {
 			return err
 		}
+		if err := keep.bind(rec); err != nil {
+			return fmt.Errorf("snapshot split %s of %s: %w", sp.ID, t.name.key, err)
+		}
 		for i := 0; i < int(rec.NumRows()); i++ {
+			if !keep.keeps(i) {
+				continue
+			}
 			msg, err := rc.SnapshotMessage(i)
 			if err != nil {
 				return err
@@ -172,9 +186,15 @@ func (sr *splitReader) read(ctx context.Context, t *tableInfo, sp splitQuery, ou
 	// reader's time, not the query's: it stops the request_query_timeout
 	// clock, so a slow output never times a split out.
 	err := sr.c.onSession(ctx, sr.conf.QueryTimeout, func(qctx context.Context, fc *flight.Client) error {
-		return fc.Query(qctx, sql, func(rec arrow.RecordBatch) error {
-			return holdQuery(qctx, func() error { return onBatch(rec) })
-		})
+		query := func() error {
+			return fc.Query(qctx, sql, func(rec arrow.RecordBatch) error {
+				return holdQuery(qctx, func() error { return onBatch(rec) })
+			})
+		}
+		if keep != nil {
+			return withHiddenColumns(qctx, fc, query)
+		}
+		return query()
 	})
 	if err != nil {
 		return fmt.Errorf("reading snapshot split %s of %s: %w", sp.ID, t.name.key, err)

@@ -95,7 +95,7 @@ func (f *snapFixture) rowsOf(tablets ...int64) []string {
 // readAll runs the split workers over todo and collects their chunks.
 func (f *snapFixture) readAll(t *testing.T, todo []splitQuery) ([]snapChunk, error) {
 	t.Helper()
-	chunks, wait := f.sr.start(testCtx(t), f.t, todo)
+	chunks, wait := f.sr.start(testCtx(t), f.t, todo, snapshotPlan{mode: readCurrent})
 	var got []snapChunk
 	for ch := range chunks {
 		got = append(got, ch)
@@ -337,7 +337,7 @@ func TestSplitReaderSlowConsumerIsNotAQueryTimeout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	chunks, wait := f.sr.start(testCtx(t), f.t, todo)
+	chunks, wait := f.sr.start(testCtx(t), f.t, todo, snapshotPlan{mode: readCurrent})
 	var got []snapChunk
 	for ch := range chunks {
 		if len(got) < 2 {

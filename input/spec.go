@@ -18,6 +18,7 @@ const (
 	fieldAllowPlaintextEndpoints   = "allow_plaintext_endpoints"
 	fieldScanMode                  = "scan_mode"
 	fieldScanTimestamp             = "scan_timestamp"
+	fieldSnapshotConsistency       = "snapshot_consistency"
 	fieldIncrementType             = "binlog_increment_type"
 	fieldPollInterval              = "binlog_poll_interval"
 	fieldVisibleWaitTimeout        = "binlog_visible_wait_timeout"
@@ -133,6 +134,17 @@ func modeFields() []*service.ConfigField {
 			Description("What to read (case-insensitive): `snapshot` reads the table once and stops; `initial` reads the table and then follows the binlog from the moment the input started; `latest` follows the binlog from the moment the input first started; `from-timestamp` follows the binlog from `scan_timestamp`.").
 			Default("snapshot").
 			LintRule(enumLint(fieldScanMode, "snapshot", "initial", "latest", "from-timestamp")),
+		service.NewStringField(fieldSnapshotConsistency).
+			Description("How exactly an `initial` snapshot meets the binlog that follows it. " +
+				"`exact`: every split of a table is read `FOR VERSION AS OF` one commit TSO, chosen with the table's binlog start, and the binlog begins right after it, so every change is delivered exactly once, in the snapshot or as an event (across restarts too: the TSO is in the checkpoint). " +
+				"Doris (5.0 and later, integrated storage-compute mode) can do that for a table with row binlog that is DUPLICATE KEY, or merge-on-write UNIQUE KEY created with `\"binlog.need_historical_value\" = \"true\"`; a merge-on-write table's snapshot must then finish within its `binlog.ttl_seconds`, or the input stops. " +
+				"With `exact` the connection test and the start refuse any other table, naming the property to set. " +
+				"`best` reads each table as exactly as it can and says once, in a warning, what a table gets instead: a merge-on-write table without historical values keeps out of its snapshot the rows written after the TSO (by their `__DORIS_COMMIT_TSO_COL__`), so nothing comes twice but a key changed during the snapshot arrives only as its change (an update or delete of a row the consumer never got); a table Doris cannot read as of a TSO (an FE without `__DORIS_COMMIT_TSO_COL__`) is read at the current version, where a change committed during its snapshot can come twice. " +
+				"`at_least_once` reads every table at the current version without asking Doris (an older FE), as earlier releases did. " +
+				"Only used with `scan_mode: initial`.").
+			Example("exact").Example("at_least_once").
+			Default(consistencyBest).
+			LintRule(enumLint(fieldSnapshotConsistency, consistencyValues...)),
 		service.NewStringField(fieldScanTimestamp).
 			Description("Inclusive start of the binlog in `from-timestamp` mode, `yyyy-MM-dd HH:mm:ss` on the wall clock of the Doris FE's `time_zone` (the global `@@time_zone`), so a `binlog_offset_table` `offset_timestamp` can be copied here as is. It is converted to an instant once at the first start by asking the FE. A time in a repeated hour (daylight-saving fall-back) means its first occurrence, so changes are read again rather than skipped; a time the clocks skip (spring-forward gap) is a config error. Only valid with `scan_mode: from-timestamp`, where it is required.").
 			Example("2025-10-09 08:53:20").

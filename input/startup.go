@@ -144,30 +144,27 @@ func seqOf(st *checkpoint.State) uint64 {
 func (s *startup) freshStart(ctx context.Context, sp *startPoint) (*checkpoint.State, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	var initialStart <-chan boundResult
-	if s.conf.ScanMode == "initial" {
-		// The wait for the next whole second is up to a second of idling:
-		// the tables are admitted meanwhile. Every snapshot read still
-		// comes after the start, which is all the start needs.
-		initialStart = awaitNextWholeSecond(ctx, s.c)
-	}
 	tables, err := s.admitAll(ctx, false, sp.skipped)
 	if err != nil {
 		return nil, err
 	}
 	st := checkpoint.New()
 	st.ClusterID = s.cluster
-	snapshot := false
+	snapshot, asOf := false, int64(0)
 	switch s.conf.ScanMode {
 	case "snapshot":
 		snapshot = true
 	case "initial":
-		r := <-initialStart
-		if r.err != nil {
-			return nil, fmt.Errorf("resolving the stream start for initial mode: %w", r.err)
+		// The second before the current one: every snapshot is read as of
+		// its first millisecond's end, and the binlog leaves out what they
+		// hold (snapshotasof.go). It is past already, so nothing waits.
+		now, err := s.c.currentBound(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("resolving the stream start for initial mode: %w", err)
 		}
-		st.StartChain(r.ts.Stored())
-		snapshot = true
+		start, x := startTSO(now)
+		st.StartChain(start.Stored())
+		snapshot, asOf = true, x
 	case "latest":
 		ts, err := s.c.currentBound(ctx)
 		if err != nil {
@@ -197,6 +194,7 @@ func (s *startup) freshStart(ctx context.Context, sp *startPoint) (*checkpoint.S
 	}
 	for i, t := range tables {
 		st.AddTable(t.name.key, snapshot, checkpoint.Bound{}, his[i])
+		st.SetSnapshotTSO(t.name.key, asOf)
 	}
 	sp.tables = tables
 	if st.Stream != nil {

@@ -3,7 +3,6 @@ package input
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/rpconnect-doris/rpconnect-doris/doris"
 	"github.com/rpconnect-doris/rpconnect-doris/input/windowplan"
@@ -49,46 +48,4 @@ func (c *conn) describeBound(b windowplan.Bound) string {
 		return text + " " + windowZoneLabel
 	}
 	return fmt.Sprintf("%s %s (%s %s)", text, windowZoneLabel, fe, c.zone.Name)
-}
-
-// nextWholeSecond waits for the Doris second after the current one and
-// returns it. Stream starts are whole seconds, so a start taken by flooring
-// "now" reaches back to the beginning of the current second: every commit of
-// that second before the snapshot would come again from the binlog. Starting
-// a binlog at the next boundary, and reading the snapshot only after it,
-// shrinks that overlap to the milliseconds between the boundary and the
-// snapshot read. A few attempts bound the wait if clocks disagree.
-func nextWholeSecond(ctx context.Context, c dorisClock) (windowplan.Bound, error) {
-	first, err := c.currentBound(ctx)
-	if err != nil {
-		return first, err
-	}
-	ts := first
-	for range 3 {
-		now := time.Now()
-		if err := doris.Sleep(ctx, now.Truncate(time.Second).Add(time.Second+windowplan.TickSlack).Sub(now)); err != nil {
-			return ts, err
-		}
-		if ts, err = c.currentBound(ctx); err != nil || ts > first {
-			return ts, err
-		}
-	}
-	return ts, nil
-}
-
-// boundResult is a bound resolved in the background, or why it was not.
-type boundResult struct {
-	ts  windowplan.Bound
-	err error
-}
-
-// awaitNextWholeSecond runs nextWholeSecond in the background; the channel
-// gets its one result. Cancelling ctx ends the wait.
-func awaitNextWholeSecond(ctx context.Context, c dorisClock) <-chan boundResult {
-	out := make(chan boundResult, 1)
-	go func() {
-		ts, err := nextWholeSecond(ctx, c)
-		out <- boundResult{ts: ts, err: err}
-	}()
-	return out
 }

@@ -1,11 +1,8 @@
 package input
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"testing"
-	"time"
 
 	"github.com/rpconnect-doris/rpconnect-doris/doris"
 	"github.com/rpconnect-doris/rpconnect-doris/input/checkpoint"
@@ -69,26 +66,4 @@ func ckb(text string) checkpoint.Bound {
 		panic(fmt.Sprintf("bad bound literal %q: %v", text, err))
 	}
 	return b
-}
-
-// The initial start is awaited in the background while the tables are
-// admitted; its result is nextWholeSecond's, and cancelling ends the wait.
-func TestAwaitNextWholeSecondInTheBackground(t *testing.T) {
-	now := mustBound(t, "2026-12-01 10:00:00")
-	clock := &fakeClock{answers: []windowplan.Bound{now, now + 1000}}
-	r := <-awaitNextWholeSecond(context.Background(), clock)
-	if r.err != nil || r.ts != now+1000 || clock.calls != 2 {
-		t.Fatalf("got %s, %v after %d calls; want %s after 2", r.ts, r.err, clock.calls, now+1000)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	stuck := &fakeClock{answers: []windowplan.Bound{now}} // never reaches the next second
-	select {
-	case r := <-awaitNextWholeSecond(ctx, stuck):
-		if !errors.Is(r.err, context.Canceled) {
-			t.Fatalf("cancelled wait: %s, %v; want context.Canceled", r.ts, r.err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("a cancelled wait did not end")
-	}
 }

@@ -186,6 +186,7 @@ type windowSource struct {
 // newSource reads t's part of w; ctx is the window read's, on which its
 // converters resolve schemas.
 func (wr *windowReader) newSource(ctx context.Context, t *tableInfo, w windowplan.Window, now *windowplan.Bound, skip *checkpoint.Pos, catchUp bool) *windowSource {
+	skip = afterSnapshot(wr.em, t.name.key, skip)
 	s := &windowSource{wr: wr, t: t, w: w, now: now, skip: skip, catchUp: catchUp, out: make(chan *changes.Batch), done: make(chan struct{})}
 	s.convs = changes.NewConverters(func() *changes.Converter { return s.newConverter(ctx) })
 	return s

@@ -33,7 +33,7 @@ func tableEqual(a, b *Table) bool {
 	if a == nil || b == nil {
 		return a == b
 	}
-	return a.Phase == b.Phase && a.Start == b.Start && a.MaxTablet == b.MaxTablet &&
+	return a.Phase == b.Phase && a.Start == b.Start && a.MaxTablet == b.MaxTablet && a.SnapshotTSO == b.SnapshotTSO &&
 		tabletsEqual(a.DoneTablets, b.DoneTablets) && windowsEqual(a.CatchUp, b.CatchUp) &&
 		a.Signal == b.Signal && a.SignalFilter == b.SignalFilter &&
 		(a.Pending == nil) == (b.Pending == nil) && (a.Pending == nil || *a.Pending == *b.Pending)

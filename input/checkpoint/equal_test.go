@@ -65,6 +65,7 @@ func TestEqualAgreesWithTheEncoding(t *testing.T) {
 		"signal":                func(s *State) { s.Tables["db.customers"].Signal = "s1" },
 		"signal filter":         func(s *State) { s.Tables["db.customers"].SignalFilter = "id = 1" },
 		"pending signal":        func(s *State) { s.Tables["db.orders"].Pending = &PendingSignal{ID: "s1", Kind: "stop-snapshot"} },
+		"snapshot tso":          func(s *State) { s.Tables["db.orders"].SnapshotTSO = 7 },
 	}
 	for name, change := range variants {
 		a, b := validState(), validState()
@@ -88,7 +89,7 @@ func TestEqualKnowsEveryField(t *testing.T) {
 	for _, c := range []struct {
 		v    any
 		want int
-	}{{State{}, 8}, {Window{}, 4}, {Table{}, 8}, {Pos{}, 4}} {
+	}{{State{}, 8}, {Window{}, 4}, {Table{}, 9}, {Pos{}, 4}} {
 		if got := reflect.TypeOf(c.v).NumField(); got != c.want {
 			t.Errorf("%T has %d fields, Equal was written for %d: compare the new one in equal.go and update this count", c.v, got, c.want)
 		}

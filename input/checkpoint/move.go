@@ -110,5 +110,9 @@ func (s *State) Resnapshot(key string, opts ...SnapshotOption) error {
 	}
 	t.Phase, t.Start, t.DoneTablets, t.CatchUp = PhaseSnapshot, start, nil, nil
 	t.Signal, t.SignalFilter, t.Pending = p.signal, p.filter, nil
+	t.SnapshotTSO = 0
+	if !start.IsZero() {
+		t.SnapshotTSO = SnapshotTSOAt(start)
+	}
 	return nil
 }

@@ -142,6 +142,7 @@ func (s *State) FinishCatchUp(key string, end Bound) bool {
 	if t == nil || t.Phase != PhaseCatchUp {
 		return false
 	}
+	forgetSnapshotTSO(t, end)
 	if s.Stream != nil && end == s.Stream.Start && s.Stream.Last == nil {
 		s.JoinChain(key)
 		return true
@@ -167,4 +168,7 @@ func (s *State) ChainProgress(start, end Bound, last Pos) {
 }
 
 // AdvanceChain moves the chain past its finished window, which ended at end.
-func (s *State) AdvanceChain(end Bound) { s.Stream = &Window{Start: end} }
+func (s *State) AdvanceChain(end Bound) {
+	s.Stream = &Window{Start: end}
+	s.forgetChainSnapshotTSOs(end)
+}

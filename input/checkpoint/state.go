@@ -112,6 +112,14 @@ type Table struct {
 	// Pending is a signal for the table read in the chain's current
 	// window: it takes effect when the window ends (ApplySignals).
 	Pending *PendingSignal `json:"pending_signal,omitempty"`
+	// SnapshotTSO is the commit TSO the table's snapshot is read as of
+	// (snapshot_consistency, input/snapshotasof.go): every split reads the
+	// commits up to it, and the table's binlog leaves out its changes at or
+	// before it. It is chosen with the table's binlog start, so a restarted
+	// split reads as of the same TSO, and kept until the binlog has read
+	// past it. Zero in a checkpoint written before it existed: such a
+	// table's snapshot is read as it was then, at the current version.
+	SnapshotTSO int64 `json:"snapshot_tso,omitempty"`
 }
 
 // PendingSignal is a signal_table row read but not applied yet.

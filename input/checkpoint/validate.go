@@ -52,6 +52,9 @@ func validateTable(name string, t *Table, hasStream bool) error {
 	if t.MaxTablet < 0 {
 		return fmt.Errorf("table %s: max_tablet must not be negative", name)
 	}
+	if t.SnapshotTSO < 0 {
+		return fmt.Errorf("table %s: snapshot_tso must not be negative; got %d", name, t.SnapshotTSO)
+	}
 	if (t.Phase == PhaseCatchUp) != (t.CatchUp != nil) {
 		return fmt.Errorf("table %s: catchup is set exactly in phase catchup", name)
 	}

@@ -37,6 +37,7 @@ type wireTable struct {
 	Signal       string         `json:"signal,omitempty"`
 	SignalFilter string         `json:"signal_filter,omitempty"`
 	Pending      *PendingSignal `json:"pending_signal,omitempty"`
+	SnapshotTSO  int64          `json:"snapshot_tso,omitempty"`
 }
 
 // state parses every bound of w; the rest of the checks are validate's.
@@ -55,7 +56,7 @@ func (w *wireState) state() (*State, error) {
 			continue
 		}
 		t := &Table{Phase: wt.Phase, DoneTablets: wt.DoneTablets, MaxTablet: wt.MaxTablet,
-			Signal: wt.Signal, SignalFilter: wt.SignalFilter, Pending: wt.Pending}
+			Signal: wt.Signal, SignalFilter: wt.SignalFilter, Pending: wt.Pending, SnapshotTSO: wt.SnapshotTSO}
 		if t.Start, err = ParseBound(wt.Start); err != nil {
 			return nil, fmt.Errorf("table %s: start must match yyyy-MM-dd HH:mm:ss; got %q", name, wt.Start)
 		}

@@ -20,6 +20,15 @@ const (
 
 var binlogColumnNames = [3]string{ColumnTSO, ColumnLSN, ColumnOp}
 
+// isHiddenColumn tells Doris's hidden columns (the binlog's, and those a
+// session with show_hidden_columns gives a snapshot read, such as
+// __DORIS_COMMIT_TSO_COL__): never part of a body.
+func isHiddenColumn(name string) bool {
+	return len(name) >= len(hiddenPrefix) && strings.EqualFold(name[:len(hiddenPrefix)], hiddenPrefix)
+}
+
+const hiddenPrefix = "__DORIS_"
+
 func isBinlogColumn(name string) bool {
 	for _, n := range binlogColumnNames {
 		if strings.EqualFold(name, n) {

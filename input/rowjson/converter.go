@@ -55,7 +55,7 @@ func NewConverter(schema *arrow.Schema, opts Options) (*Converter, error) {
 	c := &Converter{schema: schema, binlog: hidden}
 	var names []string
 	for i, f := range schema.Fields() {
-		if isBinlogColumn(f.Name) {
+		if isHiddenColumn(f.Name) {
 			continue
 		}
 		prec, err := datetimePrecision(opts.DatetimePrecision, f.Name)

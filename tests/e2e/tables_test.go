@@ -272,6 +272,7 @@ func restartMidSnapshotOfSeveralTables(t *testing.T, extra []string, stopAt int)
 			t.Fatal(err)
 		}
 	}
+	time.Sleep(1100 * time.Millisecond) // in a past Doris second: in the snapshot
 	dir := t.TempDir()
 	cache := harness.FileCache(dir)
 	opts := append([]string{"scan_mode: initial", "max_parallel_snapshot_tables: 2", "max_parallel_snapshot_splits: 1",

@@ -105,6 +105,7 @@ func TestFaultMatrixSnapshot(t *testing.T) {
 			if err := w.Insert(ctxTimeout(t, time.Minute), 2000); err != nil {
 				t.Fatal(err)
 			}
+			time.Sleep(1100 * time.Millisecond) // in a past Doris second: snapshot rows
 			out := &held{}
 			// 80 batches of 60 ms: the snapshot outlasts the fault.
 			f := newFixture(t, srv, table, w, matrixCollector(out, 60*time.Millisecond))

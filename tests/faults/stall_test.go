@@ -167,6 +167,7 @@ func TestSnapshotStallOutlivesBinlogTTL(t *testing.T) {
 	if err := w.Insert(ctxTimeout(t, time.Minute), 2000); err != nil {
 		t.Fatal(err)
 	}
+	time.Sleep(1100 * time.Millisecond) // in a past Doris second: snapshot rows
 	// 80 batches of 60 ms: the snapshot is still running when the fault hits.
 	f := newFixture(t, srv, table, w, &harness.Collector{Delay: 60 * time.Millisecond})
 	in := harness.InputYAML(srv, db+"."+table, "scan_mode: initial", "batch_size: 25", "max_parallel_snapshot_splits: 1",

@@ -47,6 +47,7 @@ func startPipeline(t *testing.T) *pipeline {
 	if err := wl.Insert(ctx, snapshotRows); err != nil {
 		t.Fatal(err)
 	}
+	time.Sleep(1100 * time.Millisecond) // in a past Doris second: snapshot rows
 	mux := http.NewServeMux()
 	hs := httptest.NewServer(mux)
 	t.Cleanup(hs.Close)
