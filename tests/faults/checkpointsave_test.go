@@ -13,7 +13,7 @@ import (
 )
 
 // TestCheckpointValueTooLongStopsTheInput keeps the checkpoint in a doris
-// cache whose value column (created beforehand, VARCHAR(300)) holds the
+// cache whose value column (created beforehand, VARCHAR(340)) holds the
 // stream's start but not the position after its first rows, as a STRING
 // holds no value past string_type_length_soft_limit_bytes. The save that
 // fails stops the input with an error naming the cache and the cause, at
@@ -25,7 +25,7 @@ func TestCheckpointValueTooLongStopsTheInput(t *testing.T) {
 	table := "value_too_long_" + strings.Repeat("x", 60)
 	harness.CreateTable(t, srv, db, table, harness.TableOpts{})
 	harness.Exec(t, srv, "CREATE DATABASE IF NOT EXISTS ops",
-		"CREATE TABLE ops.cp_small (`cache_key` VARCHAR(512) NOT NULL, `cache_value` VARCHAR(300) NOT NULL, `update_time` DATETIME(3) NOT NULL) "+
+		"CREATE TABLE ops.cp_small (`cache_key` VARCHAR(512) NOT NULL, `cache_value` VARCHAR(340) NOT NULL, `update_time` DATETIME(3) NOT NULL) "+
 			"UNIQUE KEY(`cache_key`) DISTRIBUTED BY HASH(`cache_key`) BUCKETS 1 PROPERTIES (\"replication_num\" = \"1\")")
 	cache := fmt.Sprintf("cache_resources:\n  - label: cp\n    doris:\n      jdbc_url: jdbc:mysql://%s\n      username: root\n      password: \"\"\n      table: ops.cp_small\n      backoff:\n        max_elapsed_time: 60s\n", srv.MySQLAddr())
 	f := newFixture(t, srv, table, harness.NewWorkload(srv, db, table, 9), &harness.Collector{})
