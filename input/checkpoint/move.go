@@ -112,7 +112,7 @@ func (s *State) Resnapshot(key string, opts ...SnapshotOption) error {
 	t.Signal, t.SignalFilter, t.Pending = p.signal, p.filter, nil
 	t.SnapshotTSO = 0
 	if !start.IsZero() {
-		t.SnapshotTSO = SnapshotTSOAt(start)
+		t.SnapshotTSO = resnapshotTSO(start)
 	}
 	return nil
 }

@@ -3,6 +3,9 @@ package checkpoint
 import (
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/rpconnect-doris/rpconnect-doris/doris"
 )
 
 // moveFixture is a chain at 10:00:10 that delivered a row of d.b, with d.a
@@ -200,5 +203,26 @@ func TestSignalledResnapshotNeedsAStream(t *testing.T) {
 	}
 	if err := s.Resnapshot("d.a"); err != nil || s.Tables["d.a"].Phase != PhaseSnapshot || !s.Tables["d.a"].Start.IsZero() {
 		t.Fatalf("reset without a stream: %v %+v", err, s.Tables["d.a"])
+	}
+}
+
+// A new snapshot of a streaming table is read as of the last TSO before
+// its new binlog start, where its changes were delivered up to, so the
+// catch-up from that start leaves none out: a delete just after it has no
+// snapshot row that could carry it.
+func TestResnapshotReadsAsOfItsBinlogStart(t *testing.T) {
+	s := moveFixture(t)
+	if err := s.Resnapshot("d.b"); err != nil {
+		t.Fatal(err)
+	}
+	b := s.Tables["d.b"]
+	want := doris.LastTSOBefore(b.Start.Ms())
+	if b.SnapshotTSO != want {
+		t.Fatalf("snapshot_tso %d (%s), want %d, the last TSO before the binlog start %s", b.SnapshotTSO,
+			time.UnixMilli(doris.PhysicalMs(b.SnapshotTSO)).UTC(), want, b.Start)
+	}
+	skip, ok := s.SnapshotFloor("d.b")
+	if !ok || skip.TSO >= int64(b.Start.Ms())<<18 {
+		t.Fatalf("the catch-up leaves out %+v (%v); want nothing at or after its start", skip, ok)
 	}
 }

@@ -49,3 +49,10 @@ func (s *State) forgetChainSnapshotTSOs(end Bound) {
 // is read as of: the last of start's second, whose commits the binlog then
 // leaves out, so each change is in one of the two.
 func SnapshotTSOAt(start Bound) int64 { return doris.LastTSOBefore(start.Ms() + 1000) }
+
+// resnapshotTSO is the TSO a new snapshot of a table that was streaming is
+// read as of: the last before its new binlog start, which is where its
+// changes were delivered up to. Its catch-up from start then drops
+// nothing: a row deleted after that point has no snapshot row to carry
+// the delete, so the delete must come as a change.
+func resnapshotTSO(start Bound) int64 { return doris.LastTSOBefore(start.Ms()) }
