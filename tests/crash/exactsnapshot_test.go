@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -158,7 +157,7 @@ func TestCrashExactSnapshotMergeOnWrite(t *testing.T) {
 	dir := t.TempDir()
 	cacheDir := filepath.Join(dir, "cp")
 
-	stopChanges := changeWhile(t, w)
+	stopChanges := harness.ChangeLoop(t, 3*time.Minute, 5*time.Millisecond, w.Step)
 	r1 := exactRun(t, srv, dir, "exact", 1, true)
 	killInSnapshot(t, r1, cacheDir, "exact")
 	asOf := storedSnapshotTSO(t, cacheDir, "exact")
@@ -196,37 +195,6 @@ func TestCrashExactSnapshotMergeOnWrite(t *testing.T) {
 	t.Logf("%d events sent again after the kills (at most checkpoint_limit per kill)", c.Redelivered)
 	if c.Redelivered > 2*40 {
 		t.Fatalf("%d events were sent again, more than checkpoint_limit (40) per kill", c.Redelivered)
-	}
-}
-
-// changeWhile changes w's table until stop is called, and returns how many
-// changes it made.
-func changeWhile(t *testing.T, w *harness.Workload) (stop func() int) {
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	var wg sync.WaitGroup
-	var err error
-	n := 0
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for ctx.Err() == nil {
-			if e := w.Step(ctx); e != nil {
-				if ctx.Err() == nil {
-					err = e
-				}
-				return
-			}
-			n++
-			time.Sleep(5 * time.Millisecond)
-		}
-	}()
-	return func() int {
-		cancel()
-		wg.Wait()
-		if err != nil {
-			t.Fatalf("changing the table: %v", err)
-		}
-		return n
 	}
 }
 

@@ -92,7 +92,6 @@ func waitTable(t *testing.T, r *run, srv *dorissim.Server, want map[string]harne
 	t.Fatalf("se_t.src differs after 60s:\n%s\n%s", diff, r.logTail())
 }
 
-
 // TestMissingColumnStopsThenResumesAfterRestart: without schema_evolution,
 // ADD COLUMN on the source stops the stream before any row holding the
 // column loads, the stop is logged naming the target and the column, and

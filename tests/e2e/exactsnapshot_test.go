@@ -25,45 +25,13 @@ func snapshotInput(srv *dorissim.Server, table string, extra ...string) string {
 		"max_parallel_snapshot_splits: 1", "snapshot_query_rows: 0", "batch_size: 50"}, extra...)...)
 }
 
-// changeLoop runs change until stop is called, as fast as Doris takes it,
-// and returns how many changes it made.
-func changeLoop(t *testing.T, change func(context.Context) error) (stop func() int) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	var wg sync.WaitGroup
-	n := 0
-	var err error
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for ctx.Err() == nil {
-			if e := change(ctx); e != nil {
-				if ctx.Err() == nil {
-					err = e
-				}
-				return
-			}
-			n++
-			time.Sleep(2 * time.Millisecond)
-		}
-	}()
-	return func() int {
-		cancel()
-		wg.Wait()
-		if err != nil {
-			t.Fatalf("changing the table: %v", err)
-		}
-		return n
-	}
-}
-
 // runDuringSnapshot starts the stream, makes changes with change until
 // the stream has left its snapshot and read a window after it, then waits
 // for the stream to reach the table's state. It returns the events.
 func runDuringSnapshot(t *testing.T, srv *dorissim.Server, db, table, input string, logs *harness.LogCapture, change func(context.Context) error) []harness.Event {
 	t.Helper()
 	col := &harness.Collector{}
-	stop := changeLoop(t, change)
+	stop := harness.ChangeLoop(t, 2*time.Minute, 2*time.Millisecond, change)
 	harness.RunStream(t, harness.StreamConfig{Input: input, Resources: harness.MemoryCache, Logs: logs}, col)
 	col.WaitFor(t, time.Minute, "a binlog event after the snapshot", func(evs []harness.Event) bool {
 		for _, ev := range evs {

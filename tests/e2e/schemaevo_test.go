@@ -14,7 +14,6 @@ import (
 	"github.com/rpconnect-doris/rpconnect-doris/tests/harness"
 )
 
-
 // waitColumn waits until db.table has the column.
 func waitColumn(t *testing.T, srv *dorissim.Server, db, table, column string, timeout time.Duration) {
 	t.Helper()
