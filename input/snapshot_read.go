@@ -26,6 +26,8 @@ type splitReader struct {
 	m       *metrics
 	log     *service.Logger
 	maxRows int
+
+	commitTSO feAnswer // whether the FE shows __DORIS_COMMIT_TSO_COL__
 }
 
 // snapChunk is a batch of rows of one query; the last chunk of a query says

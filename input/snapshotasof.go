@@ -112,7 +112,7 @@ func (sr *splitReader) planSnapshot(ctx context.Context, t *tableInfo, asOf int6
 	}
 	plan.mode, plan.reason = tableCapability(t.name.key, props)
 	if plan.mode != readCurrent {
-		has, err := sr.hasCommitTSO(ctx, t)
+		has, err := sr.commitTSO.get(func() (bool, error) { return sr.hasCommitTSO(ctx, t) })
 		if err != nil {
 			return plan, err
 		}
