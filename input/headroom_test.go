@@ -11,10 +11,11 @@ import (
 // The lag keeps its milliseconds: at a 1 s poll whole seconds read 0.
 func TestLagHasMillisecondResolution(t *testing.T) {
 	m, capt := capturedMetrics(t)
-	m.ackedWindowEndMs.Store(time.Now().UnixMilli() - 1500)
-	m.refreshLag()
+	now := time.Date(2026, 12, 1, 10, 0, 1, 500_000_000, time.UTC) // a fixed clock: no timing in the test
+	m.ackedWindowEndMs.Store(now.UnixMilli() - 1500)
+	m.setLag(now)
 	lag, set := capt.gaugeFloat(metricLag)
-	if !set || lag < 1.5 || lag >= 2 {
+	if !set || lag < 1.5 || lag >= 2 || lag != 1.5 {
 		t.Fatalf("lag %v s (set %v) 1.5 s after the committed window end, want 1.5 s to the millisecond", lag, set)
 	}
 }

@@ -105,10 +105,11 @@ func (e *offsetsEnv) insert(w *harness.Workload, n int) {
 
 // binRun is one run of the binary.
 type binRun struct {
-	cmd  *exec.Cmd
-	done chan error
-	out  string
-	logs *bytes.Buffer
+	cmd     *exec.Cmd
+	done    chan error
+	out     string
+	logs    *bytes.Buffer
+	stopped bool // stop ran: cmd.ProcessState is written by Wait, so it is not read
 }
 
 func (e *offsetsEnv) start() *binRun {
@@ -127,10 +128,11 @@ func (e *offsetsEnv) start() *binRun {
 }
 
 func (p *binRun) stop(t *testing.T) {
-	if p.cmd.ProcessState != nil {
+	if p.stopped {
 		return
 	}
-	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	p.stopped = true
+	_ = p.cmd.Process.Signal(syscall.SIGTERM) // fails harmlessly if it exited: done holds its end
 	select {
 	case <-p.done:
 	case <-time.After(30 * time.Second):
