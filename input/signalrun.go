@@ -43,7 +43,7 @@ func (co *coordinator) openSignals(ctx context.Context) error {
 	}
 	var bo windowplan.Backoff
 	warned := false
-	for {
+	for attempt := 1; ; attempt++ {
 		t, err := co.checkSignalTable(ctx, name)
 		if err == nil {
 			t.signal = true
@@ -54,6 +54,9 @@ func (co *coordinator) openSignals(ctx context.Context) error {
 		}
 		if isFatal(err) || ctx.Err() != nil {
 			return err
+		}
+		if attempt >= co.conf.Retries {
+			return fmt.Errorf("checking %s %s failed %d times: %w", fieldSignalTable, name.key, attempt, err)
 		}
 		if !warned {
 			co.log.Warnf("Checking %s %s failed, retrying with backoff: %v", fieldSignalTable, name.key, err)
@@ -158,6 +161,10 @@ func (ss *signalSource) note(st *checkpoint.State, sigs []*signal) {
 			if st.Tables[key] == nil {
 				ss.co.log.Warnf("Signal %q (%s) is skipped for table %s: this input does not follow it", sig.id, sig.kind, key)
 				continue
+			}
+			if prev := st.Tables[key].Pending; prev != nil {
+				ss.co.log.Warnf("Signal %q (%s) for table %s replaces signal %q (%s) of the same binlog window, which is not applied",
+					sig.id, sig.kind, key, prev.ID, prev.Kind)
 			}
 			st.NoteSignal(key, checkpoint.PendingSignal{ID: sig.id, Kind: sig.kind, Filter: sig.filters[key]})
 			ss.co.log.Infof("Signal %q (%s) read for table %s: it takes effect at the end of the current binlog window", sig.id, sig.kind, key)

@@ -116,7 +116,12 @@ func withTarget(c *cli.Context, do func(context.Context, *offsetcmd.Target) (any
 	if err != nil {
 		return err
 	}
-	defer func() { _ = t.Close(context.Background()) }()
+	defer func() {
+		// Bounded apart from ctx, which may be spent: a stuck cache must not hang the shell.
+		cctx, ccancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer ccancel()
+		_ = t.Close(cctx)
+	}()
 	out, err := do(ctx, t)
 	if err != nil {
 		return t.RedactError(err)
